@@ -1,0 +1,40 @@
+//===- Passes.h - attn dialect passes ---------------------------*- C++ -*-===//
+//
+// Part of the attn-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_H
+#define ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace arith {
+class ArithDialect;
+} // namespace arith
+namespace bufferization {
+class BufferizationDialect;
+} // namespace bufferization
+namespace linalg {
+class LinalgDialect;
+} // namespace linalg
+namespace math {
+class MathDialect;
+} // namespace math
+namespace tensor {
+class TensorDialect;
+} // namespace tensor
+
+namespace attn {
+
+#define GEN_PASS_DECL
+#include "attn/Dialect/Attn/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "attn/Dialect/Attn/Transforms/Passes.h.inc"
+
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_H

@@ -1,0 +1,34 @@
+//===- InitAllAttn.h - register everything attn-mlir provides ---*- C++ -*-===//
+//
+// Part of the attn-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_INITALLATTN_H
+#define ATTN_INITALLATTN_H
+
+#include "attn/Dialect/Attn/IR/AttnDialect.h"
+#include "attn/Dialect/Attn/Transforms/Passes.h"
+#include "attn/Dialect/Attn/Transforms/Transforms.h"
+#include "attn/Pipelines/Pipelines.h"
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir {
+namespace attn {
+
+/// Adds the attn dialect and its interface models to `registry`.
+inline void registerAllAttnDialects(DialectRegistry &registry) {
+  registry.insert<AttnDialect>();
+  registerBufferizableOpInterfaceExternalModels(registry);
+}
+
+/// Registers every attn pass and pass pipeline with the global registry.
+inline void registerAllAttnPasses() {
+  registerAttnPasses();
+  registerAttnPipelines();
+}
+
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_INITALLATTN_H

@@ -1,0 +1,60 @@
+//===- CPUPipeline.cpp - --attn-cpu-pipeline ------------------------------===//
+//
+// Part of the attn-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attn/Dialect/Attn/Transforms/Passes.h"
+#include "attn/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
+                                      const AttnCPUPipelineOptions &options) {
+  if (options.fold)
+    pm.addPass(createCanonicalizerPass());
+  pm.addPass(createAttnDecompose());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  bufferization::OneShotBufferizePassOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // bf16 extf/truncf become integer ops: no soft-float runtime needed.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::attn::registerAttnPipelines() {
+  PassPipelineRegistration<AttnCPUPipelineOptions>(
+      "attn-cpu-pipeline",
+      "Lower a module with attn ops on tensors to the LLVM dialect for "
+      "execution on the CPU",
+      buildAttnCPUPipeline);
+}

@@ -1,0 +1,43 @@
+# -*- Python -*-
+# lit configuration for attn-mlir.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "ATTN"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["lib", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.attn_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.attn_tools_dir, config.llvm_tools_dir]
+tools = ["attn-opt", "mlir-runner", "mlir-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+runner_libs = ",".join(
+    os.path.join(config.mlir_lib_dir, lib)
+    for lib in ["libmlir_runner_utils.so", "libmlir_c_runner_utils.so"]
+)
+config.substitutions.append(("%mlir_runner_libs", runner_libs))
+
+python = config.python_executable
+test_lib = os.path.join(config.attn_src_root, "test", "lib")
+config.substitutions.append(("%python", python))
+config.substitutions.append(
+    (
+        "%attn-check",
+        f"{python} {os.path.join(test_lib, 'attn_check.py')}"
+        f" --attn-opt {os.path.join(config.attn_tools_dir, 'attn-opt')}"
+        f" --mlir-runner {os.path.join(config.llvm_tools_dir, 'mlir-runner')}"
+        f" --shared-libs {runner_libs}",
+    )
+)
