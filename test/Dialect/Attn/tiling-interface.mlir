@@ -1,0 +1,70 @@
+// RUN: attn-opt %s --transform-interpreter --split-input-file --canonicalize --cse | FileCheck %s
+
+// TilingInterface: the domain is [B..., Hq, Lq]; every tile reads all of
+// K and V (Lk is reduced inside the tile), the kv head of a query-head tile
+// is h / (Hq / Hkv), and broadcast dims of the mask stay whole.
+
+// CHECK: #[[$DIV4:.*]] = affine_map<(d0) -> (d0 floordiv 4)>
+// CHECK-LABEL: func @tile_batch_heads_rows
+// CHECK-SAME: (%[[Q:[a-z0-9]+]]: tensor<2x8x64x32xf16>, %[[K:[a-z0-9]+]]: tensor<2x2x48x32xf16>, %[[V:[a-z0-9]+]]: tensor<2x2x48x16xf16>, %[[M:[a-z0-9]+]]: tensor<2x1x64x48xi1>, %[[O:[a-z0-9]+]]: tensor<2x8x64x16xf16>)
+// CHECK: scf.for %[[B:.*]] = %c0 to %c2 step %c1 iter_args(%[[A0:.*]] = %[[O]])
+// CHECK: scf.for %[[H:.*]] = %c0 to %c8 step %c1 iter_args(%[[A1:.*]] = %[[A0]])
+// CHECK: scf.for %[[I:.*]] = %c0 to %c64 step %c16 iter_args(%[[A2:.*]] = %[[A1]])
+// CHECK-DAG: %[[QS:.*]] = tensor.extract_slice %[[Q]][%[[B]], %[[H]], %[[I]], 0] [1, 1, 16, 32] [1, 1, 1, 1]
+// CHECK-DAG: %[[KVH:.*]] = affine.apply #[[$DIV4]](%[[H]])
+// CHECK-DAG: %[[KS:.*]] = tensor.extract_slice %[[K]][%[[B]], %[[KVH]], 0, 0] [1, 1, 48, 32] [1, 1, 1, 1]
+// CHECK-DAG: %[[VS:.*]] = tensor.extract_slice %[[V]][%[[B]], %[[KVH]], 0, 0] [1, 1, 48, 16] [1, 1, 1, 1]
+// CHECK-DAG: %[[MS:.*]] = tensor.extract_slice %[[M]][%[[B]], 0, %[[I]], 0] [1, 1, 16, 48] [1, 1, 1, 1]
+// CHECK-DAG: %[[OS:.*]] = tensor.extract_slice %[[A2]][%[[B]], %[[H]], %[[I]], 0] [1, 1, 16, 16] [1, 1, 1, 1]
+// CHECK: %[[T:.*]] = attn.attention ins(%[[QS]], %[[KS]], %[[VS]] : tensor<1x1x16x32xf16>, tensor<1x1x48x32xf16>, tensor<1x1x48x16xf16>) mask(%[[MS]] : tensor<1x1x16x48xi1>) outs(%[[OS]] : tensor<1x1x16x16xf16>) scale = 1.250000e-01 causal = bottom_right
+// CHECK: tensor.insert_slice %[[T]] into %[[A2]][%[[B]], %[[H]], %[[I]], 0] [1, 1, 16, 16] [1, 1, 1, 1]
+func.func @tile_batch_heads_rows(%q: tensor<2x8x64x32xf16>, %k: tensor<2x2x48x32xf16>, %v: tensor<2x2x48x16xf16>,
+                                 %m: tensor<2x1x64x48xi1>, %o: tensor<2x8x64x16xf16>) -> tensor<2x8x64x16xf16> {
+  %0 = attn.attention ins(%q, %k, %v : tensor<2x8x64x32xf16>, tensor<2x2x48x32xf16>, tensor<2x2x48x16xf16>)
+         mask(%m : tensor<2x1x64x48xi1>) outs(%o : tensor<2x8x64x16xf16>) scale = 0.125 causal = bottom_right
+         -> tensor<2x8x64x16xf16>
+  return %0 : tensor<2x8x64x16xf16>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %0 = transform.structured.match ops{["attn.attention"]} in %arg0 : (!transform.any_op) -> !transform.any_op
+    %1, %loops:3 = transform.structured.tile_using_for %0 tile_sizes [1, 1, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// A head tile covering whole groups (4 query heads per kv head, tile 8)
+// reads 2 kv heads; forall tiling with a bias broadcast over heads.
+
+// CHECK-DAG: #[[$X8:.*]] = affine_map<(d0) -> (d0 * 8)>
+// CHECK-DAG: #[[$X16:.*]] = affine_map<(d0) -> (d0 * 16)>
+// CHECK-DAG: #[[$X2:.*]] = affine_map<(d0) -> (d0 * 2)>
+// CHECK-LABEL: func @forall_whole_groups
+// CHECK: scf.forall (%[[TH:.*]], %[[TI:.*]]) in (2, 2)
+// CHECK-DAG: %[[H:.*]] = affine.apply #[[$X8]](%[[TH]])
+// CHECK-DAG: %[[I:.*]] = affine.apply #[[$X16]](%[[TI]])
+// CHECK-DAG: %[[KVH:.*]] = affine.apply #[[$X2]](%[[TH]])
+// CHECK-DAG: tensor.extract_slice %arg0[%[[H]], %[[I]], 0] [8, 16, 64] [1, 1, 1]
+// CHECK-DAG: tensor.extract_slice %arg1[%[[KVH]], 0, 0] [2, 24, 64] [1, 1, 1]
+// CHECK-DAG: tensor.extract_slice %arg3[0, %[[I]], 0] [1, 16, 24] [1, 1, 1]
+// CHECK: attn.attention {{.*}} : tensor<8x16x64xf32>, tensor<2x24x64xf32>, tensor<2x24x64xf32>) bias({{.*}} : tensor<1x16x24xf32>) outs({{.*}} : tensor<8x16x64xf32>)
+// CHECK: scf.forall.in_parallel
+func.func @forall_whole_groups(%q: tensor<16x32x64xf32>, %k: tensor<4x24x64xf32>, %v: tensor<4x24x64xf32>,
+                               %b: tensor<1x32x24xf32>, %o: tensor<16x32x64xf32>) -> tensor<16x32x64xf32> {
+  %0 = attn.attention ins(%q, %k, %v : tensor<16x32x64xf32>, tensor<4x24x64xf32>, tensor<4x24x64xf32>)
+         bias(%b : tensor<1x32x24xf32>) outs(%o : tensor<16x32x64xf32>) scale = 0.125 -> tensor<16x32x64xf32>
+  return %0 : tensor<16x32x64xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %0 = transform.structured.match ops{["attn.attention"]} in %arg0 : (!transform.any_op) -> !transform.any_op
+    %1, %2 = transform.structured.tile_using_forall %0 tile_sizes [8, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
