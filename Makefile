@@ -14,7 +14,7 @@ configure: deps
 	@bash scripts/configure.sh $(abspath $(BUILD))
 
 build: configure
-	@ninja -C $(BUILD) attn-opt
+	@ninja -C $(BUILD) attn-opt mlir-doc
 
 check: build
 	@bash scripts/run-tests.sh $(BUILD)

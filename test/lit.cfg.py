@@ -41,3 +41,5 @@ config.substitutions.append(
         f" --shared-libs {runner_libs}",
     )
 )
+config.substitutions.append(("%attn_src_root", config.attn_src_root))
+config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
