@@ -202,8 +202,10 @@ LogicalResult AttentionOp::verify() {
                        /*allowBool=*/false)))
     return failure();
 
-  if (!std::isfinite(getScaleValue()))
-    return emitOpError("scale must be finite, got ") << getScaleValue();
+  float scale = getScaleValue();
+  if (!std::isfinite(scale))
+    return emitOpError("scale must be finite, got ")
+           << (std::isnan(scale) ? "NaN" : scale > 0 ? "+inf" : "-inf");
   return success();
 }
 

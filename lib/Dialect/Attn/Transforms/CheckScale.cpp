@@ -7,7 +7,8 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 
@@ -22,7 +23,12 @@ using namespace mlir;
 using namespace mlir::attn;
 
 namespace {
-std::string fmt(double v) { return llvm::formatv("{0:g}", v).str(); }
+/// Shortest readable form, as printf's %g (6 significant digits).
+std::string fmt(double v) {
+  std::string s;
+  llvm::raw_string_ostream(s) << llvm::format("%g", v);
+  return s;
+}
 
 struct AttnCheckScalePass
     : attn::impl::AttnCheckScaleBase<AttnCheckScalePass> {
