@@ -135,3 +135,19 @@ func.func @mqa_one_kv_head(%q: tensor<1x8x4x16xf32>, %k: tensor<1x1x4x16xf32>, %
          outs(%o : tensor<1x8x4x16xf32>) scale = 0.25 -> tensor<1x8x4x16xf32>
   return %0 : tensor<1x8x4x16xf32>
 }
+
+// -----
+
+// An explicit causal offset moves the diagonal: j <= i + %c.
+
+// CHECK-LABEL: func @causal_offset
+// CHECK-SAME: %[[C:[a-z0-9]+]]: index)
+// CHECK: %[[I:.*]] = linalg.index 1 : index
+// CHECK: %[[J:.*]] = linalg.index 2 : index
+// CHECK: %[[LIM:.*]] = arith.addi %[[I]], %[[C]] : index
+// CHECK: arith.cmpi sle, %[[J]], %[[LIM]] : index
+func.func @causal_offset(%q: tensor<2x4x16xf32>, %o: tensor<2x4x16xf32>, %c: index) -> tensor<2x4x16xf32> {
+  %0 = attn.attention ins(%q, %q, %q : tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>)
+         outs(%o : tensor<2x4x16xf32>) scale = 0.25 causal = top_left causal_offset(%c) -> tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
+}

@@ -219,3 +219,19 @@ func.func @no_fold_on_memrefs(%q: memref<1x1x4x4xf32>, %o: memref<1x1x4x4xf32>) 
     mask(%m : memref<1x1x4x4xi1>) outs(%o : memref<1x1x4x4xf32>) scale = 0.125
   return
 }
+
+// CHECK-LABEL: func @drop_zero_causal_offset
+// CHECK: attn.attention {{.*}} scale = 1.250000e-01 causal = top_left -> tensor
+func.func @drop_zero_causal_offset(%q: !q, %k: !kv, %v: !kv, %o: !q) -> !q {
+  %c0 = arith.constant 0 : index
+  %0 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_offset(%c0) -> !q
+  return %0 : !q
+}
+
+// CHECK-LABEL: func @keep_nonzero_causal_offset
+// CHECK: attn.attention {{.*}} causal = top_left causal_offset(%{{.*}}) -> tensor
+func.func @keep_nonzero_causal_offset(%q: !q, %k: !kv, %v: !kv, %o: !q) -> !q {
+  %c3 = arith.constant 3 : index
+  %0 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_offset(%c3) -> !q
+  return %0 : !q
+}

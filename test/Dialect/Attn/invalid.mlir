@@ -245,7 +245,7 @@ func.func @memref_with_result(%q: memref<1x4x16x64xf32>, %k: memref<1x4x8x64xf32
 
 func.func @unranked(%q: tensor<*xf32>, %k: tensor<1x4x8x64xf32>, %v: tensor<1x4x8x64xf32>, %o: tensor<1x4x16x64xf32>) {
   // expected-error @+1 {{'attn.attention' op operand #0 must be ranked tensor or memref, but got 'tensor<*xf32>'}}
-  %r = "attn.attention"(%q, %k, %v, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1>, scale = 1.0 : f32}> : (tensor<*xf32>, tensor<1x4x8x64xf32>, tensor<1x4x8x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
+  %r = "attn.attention"(%q, %k, %v, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scale = 1.0 : f32}> : (tensor<*xf32>, tensor<1x4x8x64xf32>, tensor<1x4x8x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
   return
 }
 
@@ -253,7 +253,7 @@ func.func @unranked(%q: tensor<*xf32>, %k: tensor<1x4x8x64xf32>, %v: tensor<1x4x
 
 func.func @missing_scale(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
   // expected-error @+1 {{requires attribute 'scale'}}
-  %r = "attn.attention"(%q, %q, %q, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1>}> : (tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
+  %r = "attn.attention"(%q, %q, %q, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>}> : (tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
   return
 }
 
@@ -269,7 +269,7 @@ func.func @missing_scale_custom(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64x
 
 func.func @scale_not_f32(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
   // expected-error @+1 {{attribute 'scale' failed to satisfy constraint: 32-bit float attribute}}
-  %r = "attn.attention"(%q, %q, %q, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1>, scale = 1.0 : f64}> : (tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
+  %r = "attn.attention"(%q, %q, %q, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scale = 1.0 : f64}> : (tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
   return
 }
 
@@ -278,5 +278,21 @@ func.func @scale_not_f32(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
 func.func @bad_causal(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'causal' [top_left, bottom_right]}}
   %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = diagonal -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @causal_offset_bottom_right(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>, %c: index) {
+  // expected-error @+1 {{'attn.attention' op causal_offset requires causal = top_left}}
+  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = bottom_right causal_offset(%c) -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @causal_offset_not_causal(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>, %c: index) {
+  // expected-error @+1 {{'attn.attention' op causal_offset requires causal = top_left}}
+  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal_offset(%c) -> tensor<1x4x16x64xf32>
   return
 }

@@ -90,3 +90,11 @@ func.func @discardable_attrs(%q: tensor<1x1x4x4xf32>, %o: tensor<1x1x4x4xf32>) -
          outs(%o : tensor<1x1x4x4xf32>) scale = 0.25 {attn.folded_scale = {q = 0.5 : f32}} -> tensor<1x1x4x4xf32>
   return %0 : tensor<1x1x4x4xf32>
 }
+
+// CHECK-LABEL: func @causal_offset
+// CHECK: attn.attention {{.*}} scale = 1.250000e-01 causal = top_left causal_offset(%arg2) -> tensor<4x16x8xf32>
+func.func @causal_offset(%q: tensor<4x16x8xf32>, %o: tensor<4x16x8xf32>, %c: index) -> tensor<4x16x8xf32> {
+  %0 = attn.attention ins(%q, %q, %q : tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32>)
+         outs(%o : tensor<4x16x8xf32>) scale = 0.125 causal = top_left causal_offset(%c) -> tensor<4x16x8xf32>
+  return %0 : tensor<4x16x8xf32>
+}

@@ -4,7 +4,8 @@
 // K and V (Lk is reduced inside the tile), the kv head of a query-head tile
 // is h / (Hq / Hkv), and broadcast dims of the mask stay whole.
 
-// CHECK: #[[$DIV4:.*]] = affine_map<(d0) -> (d0 floordiv 4)>
+// CHECK-DAG: #[[$DIV4:.*]] = affine_map<(d0) -> (d0 floordiv 4)>
+// CHECK-DAG: #[[$DIAG:.*]] = affine_map<(d0) -> (d0 - 16)>
 // CHECK-LABEL: func @tile_batch_heads_rows
 // CHECK-SAME: (%[[Q:[a-z0-9]+]]: tensor<2x8x64x32xf16>, %[[K:[a-z0-9]+]]: tensor<2x2x48x32xf16>, %[[V:[a-z0-9]+]]: tensor<2x2x48x16xf16>, %[[M:[a-z0-9]+]]: tensor<2x1x64x48xi1>, %[[O:[a-z0-9]+]]: tensor<2x8x64x16xf16>)
 // CHECK: scf.for %[[B:.*]] = %c0 to %c2 step %c1 iter_args(%[[A0:.*]] = %[[O]])
@@ -16,7 +17,10 @@
 // CHECK-DAG: %[[VS:.*]] = tensor.extract_slice %[[V]][%[[B]], %[[KVH]], 0, 0] [1, 1, 48, 16] [1, 1, 1, 1]
 // CHECK-DAG: %[[MS:.*]] = tensor.extract_slice %[[M]][%[[B]], 0, %[[I]], 0] [1, 1, 16, 48] [1, 1, 1, 1]
 // CHECK-DAG: %[[OS:.*]] = tensor.extract_slice %[[A2]][%[[B]], %[[H]], %[[I]], 0] [1, 1, 16, 16] [1, 1, 1, 1]
-// CHECK: %[[T:.*]] = attn.attention ins(%[[QS]], %[[KS]], %[[VS]] : tensor<1x1x16x32xf16>, tensor<1x1x48x32xf16>, tensor<1x1x48x16xf16>) mask(%[[MS]] : tensor<1x1x16x48xi1>) outs(%[[OS]] : tensor<1x1x16x16xf16>) scale = 1.250000e-01 causal = bottom_right
+// The tile's rows start at row i of a bottom_right problem with Lq = 64 and
+// Lk = 48: its diagonal is at i + 48 - 64.
+// CHECK: %[[OFF:.*]] = affine.apply #[[$DIAG]](%[[I]])
+// CHECK: %[[T:.*]] = attn.attention ins(%[[QS]], %[[KS]], %[[VS]] : tensor<1x1x16x32xf16>, tensor<1x1x48x32xf16>, tensor<1x1x48x16xf16>) mask(%[[MS]] : tensor<1x1x16x48xi1>) outs(%[[OS]] : tensor<1x1x16x16xf16>) scale = 1.250000e-01 causal = top_left causal_offset(%[[OFF]])
 // CHECK: tensor.insert_slice %[[T]] into %[[A2]][%[[B]], %[[H]], %[[I]], 0] [1, 1, 16, 16] [1, 1, 1, 1]
 func.func @tile_batch_heads_rows(%q: tensor<2x8x64x32xf16>, %k: tensor<2x2x48x32xf16>, %v: tensor<2x2x48x16xf16>,
                                  %m: tensor<2x1x64x48xi1>, %o: tensor<2x8x64x16xf16>) -> tensor<2x8x64x16xf16> {
@@ -64,6 +68,31 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
     %0 = transform.structured.match ops{["attn.attention"]} in %arg0 : (!transform.any_op) -> !transform.any_op
     %1, %2 = transform.structured.tile_using_forall %0 tile_sizes [8, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// Tiling a tile again adds the row offset to the existing causal offset.
+
+// CHECK: #[[$ADD:.*]] = affine_map<(d0)[s0] -> (d0 + s0)>
+// CHECK-LABEL: func @retile_causal_offset
+// CHECK-SAME: %[[C:[a-z0-9]+]]: index)
+// CHECK: scf.for %[[I:.*]] = %c0 to %c32 step %c8
+// CHECK: %[[OFF:.*]] = affine.apply #[[$ADD]](%[[I]])[%[[C]]]
+// CHECK: attn.attention {{.*}} causal = top_left causal_offset(%[[OFF]]) -> tensor<8x8x16xf32>
+func.func @retile_causal_offset(%q: tensor<8x32x16xf32>, %o: tensor<8x32x16xf32>, %c: index) -> tensor<8x32x16xf32> {
+  %0 = attn.attention ins(%q, %q, %q : tensor<8x32x16xf32>, tensor<8x32x16xf32>, tensor<8x32x16xf32>)
+         outs(%o : tensor<8x32x16xf32>) scale = 0.25 causal = top_left causal_offset(%c) -> tensor<8x32x16xf32>
+  return %0 : tensor<8x32x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %0 = transform.structured.match ops{["attn.attention"]} in %arg0 : (!transform.any_op) -> !transform.any_op
+    %1, %loops = transform.structured.tile_using_for %0 tile_sizes [0, 8]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     transform.yield
   }

@@ -181,8 +181,8 @@ static AttentionOp rebuild(PatternRewriter &rewriter, AttentionOp op,
                            double scale) {
   auto newOp = AttentionOp::create(
       rewriter, op.getLoc(), op->getResultTypes(), query, key, op.getValue(),
-      mask, bias, op.getInit(), rewriter.getF32FloatAttr(scale),
-      op.getCausalAttr());
+      mask, bias, op.getInit(), op.getCausalOffset(),
+      rewriter.getF32FloatAttr(scale), op.getCausalAttr());
   for (NamedAttribute attr : op->getDiscardableAttrs())
     newOp->setAttr(attr.getName(), attr.getValue());
   rewriter.replaceOp(op, newOp->getResults());
@@ -263,9 +263,23 @@ struct DropTrivialMaskAndBias : OpRewritePattern<AttentionOp> {
     return success();
   }
 };
+
+/// A causal offset of 0 is plain top_left alignment.
+struct DropZeroCausalOffset : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getCausalOffset() || !matchPattern(op.getCausalOffset(), m_Zero()))
+      return rewriter.notifyMatchFailure(op, "no zero causal offset");
+    rewriter.modifyOpInPlace(op, [&] { op.getCausalOffsetMutable().clear(); });
+    return success();
+  }
+};
 } // namespace
 
 void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<FoldInputScaling, DropTrivialMaskAndBias>(context);
+  results.add<FoldInputScaling, DropTrivialMaskAndBias, DropZeroCausalOffset>(
+      context);
 }

@@ -14,6 +14,7 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -79,6 +80,34 @@ getKVHeadTile(OpBuilder &b, Location loc, AttentionOp op, OpFoldResult offset,
                           << g;
 }
 
+/// The causal offset (key j visible to query i iff j <= i + offset) of the
+/// tile whose first query row is `rowOffset`, or null if not causal.
+static Value getTileCausalOffset(OpBuilder &b, Location loc, AttentionOp op,
+                                 OpFoldResult rowOffset) {
+  std::optional<CausalAlignment> causal = op.getCausal();
+  if (!causal)
+    return Value();
+  AffineExpr d0, d1, d2;
+  bindDims(b.getContext(), d0, d1, d2);
+  OpFoldResult tileOffset;
+  if (*causal == CausalAlignment::BottomRight) {
+    // i0 + Lk - Lq
+    OpFoldResult lk = linalg::createFoldedDimOp(b, loc, op.getKey(),
+                                                op.getSeqDim());
+    OpFoldResult lq = linalg::createFoldedDimOp(b, loc, op.getQuery(),
+                                                op.getSeqDim());
+    tileOffset = affine::makeComposedFoldedAffineApply(b, loc, d0 + d1 - d2,
+                                                       {rowOffset, lk, lq});
+  } else {
+    OpFoldResult base = op.getCausalOffset()
+                            ? OpFoldResult(op.getCausalOffset())
+                            : OpFoldResult(b.getIndexAttr(0));
+    tileOffset = affine::makeComposedFoldedAffineApply(b, loc, d0 + d1,
+                                                       {rowOffset, base});
+  }
+  return getValueOrCreateConstantIndexOp(b, loc, tileOffset);
+}
+
 FailureOr<TilingResult>
 AttentionOp::getTiledImplementation(OpBuilder &b,
                                     ArrayRef<OpFoldResult> offsets,
@@ -135,16 +164,28 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     operands.push_back(bb);
   Value initSlice = domainSlice(getInit());
   operands.push_back(initSlice);
+  // A tile of query rows starting at i0 sees the diagonal moved by i0.
+  if (Value offset = getTileCausalOffset(b, loc, *this, offsets[getSeqDim()]))
+    operands.push_back(offset);
 
   SmallVector<Type> resultTypes;
   if (hasPureTensorSemantics())
     resultTypes.push_back(initSlice.getType());
   Operation *tiled = mlir::clone(b, getOperation(), resultTypes, operands);
+  // The tile is top_left with an explicit offset, whatever the alignment was.
+  if (getCausal()) {
+    auto tiledOp = cast<AttentionOp>(tiled);
+    tiledOp.setCausal(CausalAlignment::TopLeft);
+    tiledOp->setAttr(tiledOp.getOperandSegmentSizesAttrName(),
+                     b.getDenseI32ArrayAttr(
+                         {1, 1, 1, getMask() ? 1 : 0, getBias() ? 1 : 0, 1, 1}));
+  }
 
   SmallVector<Operation *> slices;
   for (Value v : operands)
-    if (Operation *def = v.getDefiningOp())
-      slices.push_back(def);
+    if (isa_and_nonnull<tensor::ExtractSliceOp, memref::SubViewOp>(
+            v.getDefiningOp()))
+      slices.push_back(v.getDefiningOp());
   return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()),
                       slices};
 }

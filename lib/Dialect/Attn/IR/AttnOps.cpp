@@ -29,7 +29,8 @@ using namespace mlir::attn;
 void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
                         Value key, Value value, Value mask, Value bias,
                         Value init, float scale,
-                        std::optional<CausalAlignment> causal) {
+                        std::optional<CausalAlignment> causal,
+                        Value causalOffset) {
   SmallVector<Type> resultTypes;
   if (isa<RankedTensorType>(init.getType()))
     resultTypes.push_back(init.getType());
@@ -37,7 +38,7 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
   if (causal)
     causalAttr = CausalAlignmentAttr::get(builder.getContext(), *causal);
   build(builder, state, resultTypes, query, key, value, mask, bias, init,
-        builder.getF32FloatAttr(scale), causalAttr);
+        causalOffset, builder.getF32FloatAttr(scale), causalAttr);
 }
 
 int64_t AttentionOp::getHeadGroupSize() {
@@ -202,6 +203,9 @@ LogicalResult AttentionOp::verify() {
                        /*allowBool=*/false)))
     return failure();
 
+  if (getCausalOffset() && getCausal() != CausalAlignment::TopLeft)
+    return emitOpError("causal_offset requires causal = top_left");
+
   float scale = getScaleValue();
   if (!std::isfinite(scale))
     return emitOpError("scale must be finite, got ")
@@ -220,7 +224,8 @@ void AttentionOp::getEffects(
   // (every element is overwritten, init is never read).
   for (OpOperand &operand : getOperation()->getOpOperands()) {
     if (!isa<MemRefType>(operand.get().getType()))
-      continue;
+      continue; // tensors and the causal offset
+
     if (&operand == &getInitMutable())
       effects.emplace_back(MemoryEffects::Write::get(), &operand,
                            SideEffects::DefaultResource::get());

@@ -35,6 +35,10 @@ struct AttentionOpInterface
       return success();
     SmallVector<Value> buffers;
     for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<TensorType>(operand.get().getType())) {
+        buffers.push_back(operand.get()); // the causal offset
+        continue;
+      }
       FailureOr<Value> buffer =
           getBuffer(rewriter, operand.get(), options, state);
       if (failed(buffer))
@@ -43,7 +47,8 @@ struct AttentionOpInterface
     }
     rewriter.setInsertionPoint(op);
     mlir::clone(rewriter, op, /*newResultTypes=*/{}, buffers);
-    replaceOpWithBufferizedValues(rewriter, op, buffers.back());
+    Value initBuffer = buffers[attn.getInitMutable().getOperandNumber()];
+    replaceOpWithBufferizedValues(rewriter, op, initBuffer);
     return success();
   }
 };

@@ -159,7 +159,9 @@ Value Decomposer::applyScaleBiasMasks(Value scores) {
   Value causalOffset;
   if (std::optional<CausalAlignment> causal = op.getCausal()) {
     if (*causal == CausalAlignment::TopLeft) {
-      causalOffset = arith::ConstantIndexOp::create(b, loc, 0);
+      causalOffset = op.getCausalOffset()
+                         ? op.getCausalOffset()
+                         : arith::ConstantIndexOp::create(b, loc, 0).getResult();
     } else {
       Value lk = getValueOrCreateConstantIndexOp(b, loc, dim(k, rank - 2));
       Value lq = getValueOrCreateConstantIndexOp(b, loc, dim(q, rank - 2));

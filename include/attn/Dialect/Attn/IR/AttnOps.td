@@ -71,6 +71,11 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     `top_left` (key `j` visible to query `i` iff `j <= i`) or `bottom_right`
     (iff `j <= i + Lk - Lq`).
 
+    `causal_offset(%c)` (an `index`, only with `causal = top_left`) shifts the
+    diagonal: key `j` is visible to query `i` iff `j <= i + %c`. It is what
+    tiling along `Lq` produces: a tile of rows starting at row `i0` of a
+    causal problem is a causal problem with its diagonal moved by `i0`.
+
     On tensors the op returns the result; on memrefs it writes `init` and has
     no result.
 
@@ -92,6 +97,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     Optional<Attn_TensorOrMemRef>:$mask,
     Optional<Attn_TensorOrMemRef>:$bias,
     Attn_TensorOrMemRef:$init,
+    Optional<Index>:$causal_offset,
     F32Attr:$scale,
     OptionalAttr<Attn_CausalAlignmentAttr>:$causal
   );
@@ -105,6 +111,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     `outs` `(` $init `:` type($init) `)`
     `scale` `=` $scale
     (`causal` `=` $causal^)?
+    (`causal_offset` `(` $causal_offset^ `)`)?
     attr-dict (`->` type($results)^)?
   }];
 
@@ -113,7 +120,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [
                    "::mlir::Value":$value, "::mlir::Value":$mask,
                    "::mlir::Value":$bias, "::mlir::Value":$init,
                    "float":$scale,
-                   "std::optional<::mlir::attn::CausalAlignment>":$causal)>
+                   "std::optional<::mlir::attn::CausalAlignment>":$causal,
+                   CArg<"::mlir::Value", "{}">:$causalOffset)>
   ];
 
   let extraClassDeclaration = [{
