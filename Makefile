@@ -2,8 +2,9 @@
 # Both install what is missing (Debian packages), configure and build first.
 
 BUILD ?= build
+PREFIX ?= /usr/local
 
-.PHONY: all deps configure build check demo docs clean
+.PHONY: all deps configure build check demo docs install clean
 
 all: build
 
@@ -13,8 +14,9 @@ deps:
 configure: deps
 	@bash scripts/configure.sh $(abspath $(BUILD))
 
+# Everything that `install` installs (libraries, attn-opt) and the ODS docs.
 build: configure
-	@ninja -C $(BUILD) attn-opt mlir-doc
+	@ninja -C $(BUILD) all mlir-doc
 
 check: build
 	@bash scripts/run-tests.sh $(BUILD)
@@ -24,6 +26,11 @@ demo: build
 
 docs: configure
 	@ninja -C $(BUILD) attn-doc
+
+# Headers, libraries, attn-opt and the CMake package (lib/cmake/AttnMLIR)
+# into PREFIX.
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)
