@@ -14,7 +14,8 @@ deps:
 configure: deps
 	@bash scripts/configure.sh $(abspath $(BUILD))
 
-# Everything that `install` installs (libraries, attn-opt) and the ODS docs.
+# Everything that `install` installs (libraries, attn-opt, the mlir-opt
+# plugin) and the ODS docs.
 build: configure
 	@ninja -C $(BUILD) all mlir-doc
 
@@ -27,8 +28,8 @@ demo: build
 docs: configure
 	@ninja -C $(BUILD) attn-doc
 
-# Headers, libraries, attn-opt and the CMake package (lib/cmake/AttnMLIR)
-# into PREFIX.
+# Headers, libraries, attn-opt, the mlir-opt plugin and the CMake package
+# (lib/cmake/AttnMLIR) into PREFIX.
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 

@@ -20,7 +20,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.attn_tools_dir, config.llvm_tools_dir]
-tools = ["attn-opt", "mlir-runner", "mlir-opt", "not"]
+tools = ["attn-opt", "mlir-runner", "mlir-opt", "not", "llvm-nm", "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 runner_libs = ",".join(
@@ -44,6 +44,9 @@ config.substitutions.append(
 config.substitutions.append(("%attn_src_root", config.attn_src_root))
 config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
 
-# Integration: the installed CMake package.
+# Integration: the installed CMake package, the mlir-opt plugin.
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(
+    ("%attn_plugin", os.path.join(config.attn_lib_dir, "AttnMLIRPlugin.so"))
+)
