@@ -20,7 +20,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.attn_tools_dir, config.llvm_tools_dir]
-tools = ["attn-opt", "mlir-runner", "mlir-opt", "not", "llvm-nm", "llvm-readelf"]
+tools = ["attn-opt", "attn-capi-test", "mlir-runner", "mlir-opt", "not", "llvm-nm", "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 runner_libs = ",".join(
