@@ -15,7 +15,7 @@ configure: deps
 	@bash scripts/configure.sh $(abspath $(BUILD))
 
 # Everything that `install` installs (libraries, attn-opt, the mlir-opt
-# plugin, the C API library) and the ODS docs.
+# plugin, the C API library, the Python package) and the ODS docs.
 build: configure
 	@ninja -C $(BUILD) all mlir-doc
 
@@ -28,8 +28,9 @@ demo: build
 docs: configure
 	@ninja -C $(BUILD) attn-doc
 
-# Headers, libraries, attn-opt, the mlir-opt plugin, the C API library and
-# the CMake package (lib/cmake/AttnMLIR) into PREFIX.
+# Headers, libraries, attn-opt, the mlir-opt plugin, the C API library, the
+# CMake package (lib/cmake/AttnMLIR) and the Python package
+# (python_packages/attn_mlir) into PREFIX.
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 

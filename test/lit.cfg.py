@@ -50,3 +50,8 @@ config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(
     ("%attn_plugin", os.path.join(config.attn_lib_dir, "AttnMLIRPlugin.so"))
 )
+
+# Python: the attn_mlir package in the build tree.
+config.substitutions.append(
+    ("%attn_python_packages", os.path.join(config.attn_obj_root, "python_packages"))
+)
