@@ -112,7 +112,7 @@ func.func @f(%q: tensor<1x?x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x
     (error,) = info.value.errors
     assert (error.line, error.column) == (3, 8)
     assert "cannot be decomposed" in error.message
-    assert "group size must be static" in error.message
+    assert "Hq / Hkv must be static, but Hq is dynamic and Hkv is 2" in error.message
 
 
 def test_unknown_pass_raises(ctx):
