@@ -40,10 +40,10 @@ typedef enum MlirAttnCausal {
 /// none. The op is verified: if the operands are invalid, the verifier's
 /// error goes to the context's diagnostic handlers and a null operation is
 /// returned.
-MLIR_CAPI_EXPORTED MlirOperation mlirAttnAttentionOpCreate(
-    MlirLocation location, MlirValue query, MlirValue key, MlirValue value,
-    MlirValue mask, MlirValue bias, MlirValue init, float scale,
-    MlirAttnCausal causal);
+MLIR_CAPI_EXPORTED MlirOperation
+mlirAttnAttentionOpCreate(MlirLocation location, MlirValue query, MlirValue key,
+                          MlirValue value, MlirValue mask, MlirValue bias,
+                          MlirValue init, float scale, MlirAttnCausal causal);
 
 /// Returns true if `op` is an attn.attention.
 MLIR_CAPI_EXPORTED bool mlirOperationIsAAttnAttentionOp(MlirOperation op);
