@@ -25,6 +25,8 @@
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -34,7 +36,7 @@ void mlir::attn::registerAttnPipelineDependencies(DialectRegistry &registry) {
       .insert<arith::ArithDialect, bufferization::BufferizationDialect,
               cf::ControlFlowDialect, func::FuncDialect, linalg::LinalgDialect,
               math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
-              tensor::TensorDialect>();
+              tensor::TensorDialect, vector::VectorDialect>();
   // One-shot bufferization (with function boundaries) and buffer
   // deallocation of what --attn-decompose and the frontends produce.
   arith::registerBufferizableOpInterfaceExternalModels(registry);
@@ -48,4 +50,5 @@ void mlir::attn::registerAttnPipelineDependencies(DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
 }

@@ -34,7 +34,8 @@ void registerAttnPipelines();
 
 /// Adds the dialects and the external interface models that the attn
 /// pipelines need on their input and along the way (the bufferization and
-/// buffer-deallocation models of arith, cf, func, linalg, scf, tensor, ...).
+/// buffer-deallocation models of arith, cf, func, linalg, scf, tensor,
+/// vector, ...).
 /// attn-opt gets them from registerAllDialects/registerAllExtensions; a
 /// compiler that registers only what it uses gets them through
 /// registerAllAttnDialects, which calls this.
