@@ -2,8 +2,9 @@
 # Both install what is missing (Debian packages), configure and build first.
 
 BUILD ?= build
+PREFIX ?= /usr/local
 
-.PHONY: all deps configure build check demo docs clean
+.PHONY: all deps configure build check demo docs install clean
 
 all: build
 
@@ -13,8 +14,10 @@ deps:
 configure: deps
 	@bash scripts/configure.sh $(abspath $(BUILD))
 
+# Everything that `install` installs (libraries, attn-opt, the mlir-opt
+# plugin, the C API library, the Python package) and the ODS docs.
 build: configure
-	@ninja -C $(BUILD) attn-opt mlir-doc
+	@ninja -C $(BUILD) all mlir-doc
 
 check: build
 	@bash scripts/run-tests.sh $(BUILD)
@@ -24,6 +27,12 @@ demo: build
 
 docs: configure
 	@ninja -C $(BUILD) attn-doc
+
+# Headers, libraries, attn-opt, the mlir-opt plugin, the C API library, the
+# CMake package (lib/cmake/AttnMLIR) and the Python package
+# (python_packages/attn_mlir) into PREFIX.
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)

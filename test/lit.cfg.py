@@ -10,7 +10,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "ATTN"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["lib", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "lib", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.attn_obj_root, "test")
@@ -20,7 +20,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.attn_tools_dir, config.llvm_tools_dir]
-tools = ["attn-opt", "mlir-runner", "mlir-opt", "not"]
+tools = ["attn-opt", "attn-capi-test", "mlir-runner", "mlir-opt", "not", "llvm-nm", "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 runner_libs = ",".join(
@@ -43,3 +43,15 @@ config.substitutions.append(
 )
 config.substitutions.append(("%attn_src_root", config.attn_src_root))
 config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
+
+# Integration: the installed CMake package, the mlir-opt plugin.
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(
+    ("%attn_plugin", os.path.join(config.attn_lib_dir, "AttnMLIRPlugin.so"))
+)
+
+# Python: the attn_mlir package in the build tree.
+config.substitutions.append(
+    ("%attn_python_packages", os.path.join(config.attn_obj_root, "python_packages"))
+)

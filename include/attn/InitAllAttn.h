@@ -16,10 +16,15 @@
 namespace mlir {
 namespace attn {
 
-/// Adds the attn dialect and its interface models to `registry`.
+/// Adds the attn dialect and its interface models to `registry`, and what
+/// the attn passes and pipelines need on their input: the upstream dialects
+/// an attention computation is written in (arith, func, linalg, tensor, ...)
+/// and their bufferization models. Safe to combine with
+/// mlir::registerAllDialects/registerAllExtensions.
 inline void registerAllAttnDialects(DialectRegistry &registry) {
   registry.insert<AttnDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+  registerAttnPipelineDependencies(registry);
 }
 
 /// Registers every attn pass and pass pipeline with the global registry.

@@ -10,6 +10,7 @@
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
+class DialectRegistry;
 class OpPassManager;
 namespace attn {
 
@@ -30,6 +31,15 @@ void buildAttnCPUPipeline(OpPassManager &pm,
 
 /// Registers --attn-cpu-pipeline.
 void registerAttnPipelines();
+
+/// Adds the dialects and the external interface models that the attn
+/// pipelines need on their input and along the way (the bufferization and
+/// buffer-deallocation models of arith, cf, func, linalg, scf, tensor,
+/// vector, ...).
+/// attn-opt gets them from registerAllDialects/registerAllExtensions; a
+/// compiler that registers only what it uses gets them through
+/// registerAllAttnDialects, which calls this.
+void registerAttnPipelineDependencies(DialectRegistry &registry);
 
 } // namespace attn
 } // namespace mlir

@@ -331,13 +331,20 @@ Value Decomposer::run(Value init) {
       .getResult(0);
 }
 
+static std::string headCount(int64_t n) {
+  return ShapedType::isDynamic(n) ? "dynamic" : std::to_string(n);
+}
+
 LogicalResult mlir::attn::decomposeAttention(RewriterBase &rewriter,
                                              AttentionOp op) {
-  if (op.getNumQueryHeads() != op.getNumKVHeads() &&
-      ShapedType::isDynamic(op.getHeadGroupSize()))
+  // The kv head of query head h is h floordiv (Hq / Hkv), an affine map with
+  // a constant: Hq / Hkv must be known (two dynamic head counts may differ).
+  if (ShapedType::isDynamic(op.getHeadGroupSize()))
     return op.emitOpError(
-        "cannot be decomposed: with dynamic head counts the query head group "
-        "size must be static, or Hq and Hkv equal");
+        "cannot be decomposed: the query head group size Hq / Hkv must be "
+        "static, but Hq is ")
+           << headCount(op.getNumQueryHeads()) << " and Hkv is "
+           << headCount(op.getNumKVHeads());
 
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);

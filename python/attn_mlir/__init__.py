@@ -1,0 +1,45 @@
+"""attn_mlir: attn-mlir from Python, on its C API through ctypes.
+
+No compiled extension: the package loads libAttnMLIRCAPI.so (the attn C API
+and MLIR's C API, on libMLIR.so) and needs only numpy.
+
+    import attn_mlir
+
+    ctx = attn_mlir.Context()
+    module = ctx.parse(text)                 # or ctx.parse_file(path)
+    warnings = module.run("canonicalize,attn-check-scale,attn-decompose")
+    print(module)
+
+    out = attn_mlir.attention(q, k, v, causal="bottom_right")   # numpy, CPU
+
+Failures raise attn_mlir.MLIRError, whose `diagnostics` carry the message,
+the severity and the location (file, line, column) of each diagnostic.
+"""
+
+from .attention import (
+    CompiledAttention,
+    PipelineNotAvailableError,
+    attention,
+    attention_module,
+    bf16_to_f32,
+    compile_attention,
+    f32_to_bf16,
+)
+from .ir import Context, Diagnostic, MLIRError, Module, run_pipeline
+from ._capi import library_path
+
+__all__ = [
+    "CompiledAttention",
+    "Context",
+    "Diagnostic",
+    "MLIRError",
+    "Module",
+    "PipelineNotAvailableError",
+    "attention",
+    "attention_module",
+    "bf16_to_f32",
+    "compile_attention",
+    "f32_to_bf16",
+    "library_path",
+    "run_pipeline",
+]

@@ -1,0 +1,417 @@
+"""Compile attn.attention for given shapes, dtype and flags, and run it.
+
+    import numpy as np, attn_mlir
+    out = attn_mlir.attention(q, k, v, causal="bottom_right")      # numpy in, out
+
+    kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
+                                         dtype="f16", causal="top_left")
+    out = kernel(q, k, v)
+
+target="cpu" lowers the op with the attn CPU pipeline and runs it with MLIR's
+execution engine on numpy buffers. target="cuda" (a cubin) needs a GPU
+pipeline that attn-mlir does not have yet: it raises
+PipelineNotAvailableError.
+"""
+
+import ctypes
+import math
+import struct
+
+import numpy as np
+
+from . import _capi
+from ._capi import MlirStringRef, lib
+from .ir import Context, MLIRError
+
+__all__ = [
+    "CompiledAttention",
+    "PipelineNotAvailableError",
+    "attention",
+    "bf16_to_f32",
+    "compile_attention",
+    "f32_to_bf16",
+]
+
+_DTYPES = {
+    "f32": "f32",
+    "float32": "f32",
+    "f16": "f16",
+    "float16": "f16",
+    "bf16": "bf16",
+    "bfloat16": "bf16",
+}
+_CAUSAL = (None, "top_left", "bottom_right")
+_FUNCTION = "attention"
+
+
+class PipelineNotAvailableError(NotImplementedError):
+    """The requested target needs a pass pipeline attn-mlir does not have."""
+
+
+def _dtype_name(dtype):
+    key = dtype if isinstance(dtype, str) else np.dtype(dtype).name
+    try:
+        return _DTYPES[key]
+    except KeyError:
+        raise ValueError(f"dtype must be f32, f16 or bf16, got {dtype!r}") from None
+
+
+def f32_to_bf16(x):
+    """float32 values -> bfloat16 bit patterns (uint16), rounded to nearest
+    even (NaN stays NaN)."""
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    rounded = bits + (0x7FFF + ((bits >> 16) & 1))
+    rounded = np.where(np.isnan(x), bits | 0x00400000, rounded)
+    return (rounded >> 16).astype(np.uint16)
+
+
+def bf16_to_f32(bits):
+    """bfloat16 bit patterns (uint16) -> float32 values."""
+    widened = np.asarray(bits, dtype=np.uint16).astype(np.uint32)
+    return (widened << 16).view(np.float32)
+
+
+# How each MLIR element type sits in numpy: storage dtype and conversion.
+_STORAGE = {
+    "f32": np.float32,
+    "f16": np.float16,
+    "bf16": np.uint16,
+    "i1": np.bool_,
+}
+
+
+def _to_storage(array, element, name):
+    if element == "bf16":
+        array = np.asarray(array)
+        if array.dtype != np.uint16:  # values, not bit patterns
+            array = f32_to_bf16(array)
+        return np.ascontiguousarray(array, dtype=np.uint16)
+    if element == "i1":
+        array = np.asarray(array)
+        if array.dtype != np.bool_:
+            raise TypeError(
+                f"{name}: a boolean mask must be a bool array, got {array.dtype}"
+            )
+    return np.ascontiguousarray(array, dtype=_STORAGE[element])
+
+
+def _memref_type(shape, element):
+    return "memref<" + "x".join(str(d) for d in shape) + "x" + element + ">"
+
+
+def _f32_literal(value):
+    """An exact MLIR spelling of `value` rounded to f32 (hex for inf/NaN,
+    which the verifier then rejects with a message)."""
+    value32 = float(np.float32(value))
+    if math.isfinite(value32):
+        return repr(value32)
+    return "0x%08X" % struct.unpack("<I", struct.pack("<f", value32))[0]
+
+
+def _descriptor_type(rank):
+    class MemRefDescriptor(ctypes.Structure):
+        _fields_ = [
+            ("allocated", ctypes.c_void_p),
+            ("aligned", ctypes.c_void_p),
+            ("offset", ctypes.c_int64),
+            ("sizes", ctypes.c_int64 * rank),
+            ("strides", ctypes.c_int64 * rank),
+        ]
+
+    return MemRefDescriptor
+
+
+def _descriptor(array):
+    """The LLVM-lowered memref descriptor of a C-contiguous numpy array."""
+    descriptor = _descriptor_type(array.ndim)()
+    address = array.ctypes.data
+    descriptor.allocated = address
+    descriptor.aligned = address
+    descriptor.offset = 0
+    for i, (size, stride) in enumerate(zip(array.shape, array.strides)):
+        descriptor.sizes[i] = size
+        descriptor.strides[i] = stride // array.itemsize
+    return descriptor
+
+
+def _check_shapes(q_shape, k_shape, v_shape):
+    q_shape, k_shape, v_shape = (
+        tuple(int(d) for d in s) for s in (q_shape, k_shape, v_shape)
+    )
+    if len(q_shape) < 3:
+        raise ValueError(
+            f"q must have rank >= 3 ([B..., Hq, Lq, Dqk]), got shape {q_shape}"
+        )
+    return q_shape, k_shape, v_shape
+
+
+class CompiledAttention:
+    """attn.attention compiled for one signature.
+
+    `mlir` is the module that was compiled (a function @attention on memrefs:
+    q, k, v, [mask], [bias], out), `llvm` the module after the pipeline.
+    Call it with numpy arrays; it returns the output array (float32 values
+    for bf16, whose storage numpy lacks, unless raw_bf16=True).
+    """
+
+    def __init__(self, signature, mlir, llvm, context, engine):
+        self.signature = signature
+        self.mlir = mlir
+        self.llvm = llvm
+        self._context = context
+        self._engine = engine
+
+    @property
+    def out_shape(self):
+        return self.signature["out_shape"]
+
+    def __call__(self, q, k, v, mask=None, bias=None, out=None, raw_bf16=False):
+        sig = self.signature
+        element = sig["dtype"]
+        arrays = []
+        for name, value, shape, elt in (
+            ("q", q, sig["q_shape"], element),
+            ("k", k, sig["k_shape"], element),
+            ("v", v, sig["v_shape"], element),
+            ("mask", mask, sig["mask_shape"], sig["mask_dtype"]),
+            ("bias", bias, sig["bias_shape"], sig["bias_dtype"]),
+        ):
+            if shape is None:
+                if value is not None:
+                    raise ValueError(
+                        f"{name} given, but this kernel was compiled without one"
+                    )
+                continue
+            if value is None:
+                raise ValueError(
+                    f"this kernel was compiled with a {name}; pass it"
+                )
+            array = _to_storage(value, elt, name)
+            if array.shape != shape:
+                raise ValueError(
+                    f"{name} has shape {array.shape}, this kernel takes {shape}"
+                )
+            arrays.append(array)
+
+        storage = _STORAGE[element]
+        if out is None:
+            out = np.empty(self.out_shape, dtype=storage)
+        elif (
+            out.shape != self.out_shape
+            or out.dtype != storage
+            or not out.flags.c_contiguous
+        ):
+            raise ValueError(
+                f"out must be a C-contiguous {np.dtype(storage).name} array "
+                f"of shape {self.out_shape}"
+            )
+        arrays.append(out)
+
+        # The C interface of @attention takes a pointer to each descriptor;
+        # the packed call takes a pointer to each of those pointers.
+        descriptors = [_descriptor(a) for a in arrays]
+        pointers = [ctypes.pointer(d) for d in descriptors]
+        packed = (ctypes.c_void_p * len(pointers))(
+            *[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in pointers]
+        )
+        result = lib.mlirExecutionEngineInvokePacked(
+            self._engine, MlirStringRef.of(_FUNCTION), packed
+        )
+        if not result.succeeded():
+            raise RuntimeError("the execution engine could not run @attention")
+        if element == "bf16" and not raw_bf16:
+            return bf16_to_f32(out)
+        return out
+
+    def close(self):
+        if getattr(self, "_engine", None):
+            lib.mlirExecutionEngineDestroy(self._engine)
+            self._engine = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def attention_module(
+    q_shape,
+    k_shape,
+    v_shape,
+    dtype="f32",
+    scale=None,
+    causal=None,
+    mask_shape=None,
+    mask_dtype="i1",
+    bias_shape=None,
+    bias_dtype=None,
+):
+    """The MLIR text of a function @attention(q, k, v, [mask], [bias], out)
+    on memrefs that runs one attn.attention, and its signature."""
+    element = _dtype_name(dtype)
+    q_shape, k_shape, v_shape = _check_shapes(q_shape, k_shape, v_shape)
+    if causal not in _CAUSAL:
+        raise ValueError(f"causal must be one of {_CAUSAL}, got {causal!r}")
+    if scale is None:
+        scale = 1.0 / math.sqrt(q_shape[-1])  # the conventional 1/sqrt(Dqk)
+    if mask_dtype in ("i1", "bool", bool, np.bool_):
+        mask_dtype = "i1"
+    else:
+        mask_dtype = _dtype_name(mask_dtype)
+    bias_dtype = element if bias_dtype is None else _dtype_name(bias_dtype)
+    out_shape = q_shape[:-1] + (v_shape[-1],)
+
+    args = [("q", q_shape, element), ("k", k_shape, element), ("v", v_shape, element)]
+    if mask_shape is not None:
+        mask_shape = tuple(int(d) for d in mask_shape)
+        args.append(("mask", mask_shape, mask_dtype))
+    if bias_shape is not None:
+        bias_shape = tuple(int(d) for d in bias_shape)
+        args.append(("bias", bias_shape, bias_dtype))
+    args.append(("out", out_shape, element))
+    types = {name: _memref_type(shape, elt) for name, shape, elt in args}
+
+    params = ", ".join(f"%{name}: {types[name]}" for name, _, _ in args)
+    op = (
+        f"  attn.attention ins(%q, %k, %v : {types['q']}, {types['k']}, {types['v']})"
+        + (f" mask(%mask : {types['mask']})" if mask_shape is not None else "")
+        + (f" bias(%bias : {types['bias']})" if bias_shape is not None else "")
+        + f" outs(%out : {types['out']}) scale = {_f32_literal(scale)}"
+        + (f" causal = {causal}" if causal else "")
+    )
+    text = (
+        f"func.func @{_FUNCTION}({params}) attributes {{llvm.emit_c_interface}} {{\n"
+        f"{op}\n"
+        f"  return\n"
+        f"}}\n"
+    )
+    signature = dict(
+        dtype=element,
+        q_shape=q_shape,
+        k_shape=k_shape,
+        v_shape=v_shape,
+        mask_shape=mask_shape,
+        mask_dtype=mask_dtype,
+        bias_shape=bias_shape,
+        bias_dtype=bias_dtype,
+        out_shape=out_shape,
+        scale=float(np.float32(scale)),
+        causal=causal,
+    )
+    return text, signature
+
+
+def compile_attention(
+    q_shape,
+    k_shape,
+    v_shape,
+    dtype="f32",
+    scale=None,
+    causal=None,
+    mask_shape=None,
+    mask_dtype="i1",
+    bias_shape=None,
+    bias_dtype=None,
+    target="cpu",
+    opt_level=2,
+    context=None,
+):
+    """Compiles attn.attention for the given shapes ([B..., H, L, D]),
+    element type ("f32", "f16", "bf16"), scale (default 1/sqrt(Dqk)), causal
+    alignment (None, "top_left", "bottom_right"), optional mask (bool, "i1",
+    or a float type added to the scores) and bias, for `target`.
+
+    target="cpu": returns a CompiledAttention that runs on numpy arrays.
+    target="cuda": raises PipelineNotAvailableError (no GPU pipeline yet).
+    Invalid shapes or flags raise MLIRError with the op verifier's message.
+    """
+    if target == "cuda":
+        raise PipelineNotAvailableError(
+            "compile_attention(target='cuda') needs a GPU lowering of "
+            "attn.attention to a cubin (an attn GPU pass pipeline, e.g. "
+            "--attn-gpu-pipeline), which attn-mlir does not have yet; "
+            "use target='cpu'"
+        )
+    if target != "cpu":
+        raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
+
+    text, signature = attention_module(
+        q_shape,
+        k_shape,
+        v_shape,
+        dtype,
+        scale,
+        causal,
+        mask_shape,
+        mask_dtype,
+        bias_shape,
+        bias_dtype,
+    )
+    context = context or Context()
+    module = context.parse(text)
+    module.verify()
+    module.run_cpu_pipeline()
+    llvm = str(module)
+    engine = lib.mlirExecutionEngineCreate(
+        module._module, opt_level, 0, None, False, False
+    )
+    if not engine:
+        raise MLIRError(
+            "the execution engine could not compile the module",
+            context._take_diagnostics(),
+        )
+    lib.mlirExecutionEngineInitialize(engine)
+    return CompiledAttention(signature, text, llvm, context, engine)
+
+
+_cache = {}
+
+
+def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None):
+    """Runs attention on numpy arrays on the CPU and returns the output.
+
+    The element type is `dtype`, or q's (float32 or float16; bfloat16 needs
+    dtype="bf16", with float inputs rounded to it or uint16 bit patterns).
+    A bool mask says where a query may attend; a float mask is added to the
+    scores. Kernels are compiled once per signature and cached.
+    """
+    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    element = _dtype_name(dtype if dtype is not None else q.dtype)
+    mask_shape = mask_dtype = bias_shape = bias_dtype = None
+    if mask is not None:
+        mask = np.asarray(mask)
+        mask_shape = mask.shape
+        mask_dtype = "i1" if mask.dtype == np.bool_ else _dtype_name(mask.dtype)
+    if bias is not None:
+        bias = np.asarray(bias)
+        bias_shape = bias.shape
+        bias_dtype = element if element == "bf16" else _dtype_name(bias.dtype)
+    key = (
+        q.shape,
+        k.shape,
+        v.shape,
+        element,
+        None if scale is None else float(scale),
+        causal,
+        mask_shape,
+        mask_dtype,
+        bias_shape,
+        bias_dtype,
+    )
+    kernel = _cache.get(key)
+    if kernel is None:
+        kernel = compile_attention(
+            q.shape,
+            k.shape,
+            v.shape,
+            element,
+            scale,
+            causal,
+            mask_shape,
+            mask_dtype or "i1",
+            bias_shape,
+            bias_dtype,
+        )
+        _cache[key] = kernel
+    return kernel(q, k, v, mask=mask, bias=bias)

@@ -1,0 +1,135 @@
+"""attn_mlir.attention / compile_attention: numerics on the CPU against a
+float64 reference, and the refusals."""
+
+import math
+
+import numpy as np
+import pytest
+
+import attn_mlir
+from attn_mlir import MLIRError, PipelineNotAvailableError
+from reference import reference_attention
+
+RNG = np.random.default_rng(1234)
+
+
+def normal(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+# (q shape, k shape, v shape, causal, mask, bias): GQA, MQA, MHA, no batch
+# dims and two batch dims, both causal alignments with Lq != Lk.
+CASES = {
+    "mha": ((2, 4, 6, 8), (2, 4, 6, 8), (2, 4, 6, 8), None, None, None),
+    "gqa-bottom-right-bool-mask": (
+        (2, 4, 5, 8), (2, 2, 7, 8), (2, 2, 7, 6), "bottom_right",
+        RNG.random((2, 1, 1, 7)) > 0.3, None,
+    ),
+    "mqa-top-left-bias": (
+        (1, 4, 7, 16), (1, 1, 5, 16), (1, 1, 5, 16), "top_left",
+        None, normal(1, 4, 7, 5),
+    ),
+    "float-mask-no-batch": (
+        (3, 4, 8), (3, 6, 8), (3, 6, 4), None, normal(1, 4, 6), None,
+    ),
+    "two-batch-dims": (
+        (2, 3, 2, 4, 8), (2, 3, 1, 4, 8), (2, 3, 1, 4, 8), "top_left", None, None,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_f32_matches_the_reference(case):
+    q_shape, k_shape, v_shape, causal, mask, bias = CASES[case]
+    q, k, v = normal(*q_shape), normal(*k_shape), normal(*v_shape)
+    out = attn_mlir.attention(q, k, v, mask=mask, bias=bias, causal=causal)
+    expected = reference_attention(
+        q, k, v, mask, bias, scale=1 / math.sqrt(q_shape[-1]), causal=causal
+    )
+    assert out.dtype == np.float32 and out.shape == expected.shape
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_rows_without_a_visible_key_are_zero():
+    # Lq > Lk with bottom_right: the first rows see no key.
+    q, k, v = normal(1, 1, 4, 8), normal(1, 1, 2, 8), normal(1, 1, 2, 8)
+    out = attn_mlir.attention(q, k, v, causal="bottom_right", scale=0.5)
+    assert np.all(out[0, 0, :2] == 0)
+    np.testing.assert_allclose(
+        out, reference_attention(q, k, v, scale=0.5, causal="bottom_right"), atol=1e-6
+    )
+
+
+def test_f16_matches_the_reference():
+    q, k, v = (normal(2, 4, 6, 16).astype(np.float16) for _ in range(3))
+    bias = normal(1, 1, 6, 6).astype(np.float16)
+    out = attn_mlir.attention(q, k, v, bias=bias, causal="top_left", scale=0.25)
+    assert out.dtype == np.float16
+    expected = reference_attention(q, k, v, bias=bias, scale=0.25, causal="top_left")
+    np.testing.assert_allclose(out.astype(np.float64), expected, rtol=2e-3, atol=2e-3)
+
+
+def test_bf16_matches_the_reference():
+    q, k, v = normal(1, 4, 5, 8), normal(1, 2, 9, 8), normal(1, 2, 9, 8)
+    out = attn_mlir.attention(q, k, v, causal="bottom_right", dtype="bf16")
+    assert out.dtype == np.float32  # values; raw_bf16=True gives the bits
+    rounded = [attn_mlir.bf16_to_f32(attn_mlir.f32_to_bf16(x)) for x in (q, k, v)]
+    expected = reference_attention(
+        *rounded, scale=1 / math.sqrt(8), causal="bottom_right"
+    )
+    np.testing.assert_allclose(out, expected, rtol=2e-2, atol=2e-2)
+
+
+def test_bf16_conversions_round_to_nearest_even():
+    values = np.array([1.0, 1.00390625, 1.01171875, -2.5, np.inf], dtype=np.float32)
+    bits = attn_mlir.f32_to_bf16(values)
+    assert list(bits) == [0x3F80, 0x3F80, 0x3F82, 0xC020, 0x7F80]
+    np.testing.assert_array_equal(
+        attn_mlir.bf16_to_f32(bits), [1.0, 1.0, 1.015625, -2.5, np.inf]
+    )
+
+
+def test_a_compiled_kernel_runs_many_times():
+    shape = (1, 2, 4, 8)
+    kernel = attn_mlir.compile_attention(shape, shape, shape, scale=0.125)
+    assert "attn.attention" in kernel.mlir and "scale = 0.125" in kernel.mlir
+    assert "llvm.func @_mlir_ciface_attention" in kernel.llvm
+    for _ in range(3):
+        q, k, v = normal(1, 2, 4, 8), normal(1, 2, 4, 8), normal(1, 2, 4, 8)
+        out = np.zeros((1, 2, 4, 8), dtype=np.float32)
+        assert kernel(q, k, v, out=out) is out
+        expected = reference_attention(q, k, v, scale=0.125)
+        np.testing.assert_allclose(out, expected, atol=1e-5)
+
+
+def test_wrong_arguments_are_refused():
+    kernel = attn_mlir.compile_attention((1, 1, 2, 4), (1, 1, 2, 4), (1, 1, 2, 4))
+    with pytest.raises(ValueError, match="q has shape"):
+        kernel(normal(1, 1, 3, 4), normal(1, 1, 2, 4), normal(1, 1, 2, 4))
+    with pytest.raises(ValueError, match="compiled without one"):
+        kernel(
+            normal(1, 1, 2, 4),
+            normal(1, 1, 2, 4),
+            normal(1, 1, 2, 4),
+            mask=np.ones((1, 1, 1, 2), bool),
+        )
+
+
+def test_invalid_shapes_raise_the_verifier_error():
+    with pytest.raises(MLIRError) as info:
+        attn_mlir.compile_attention((1, 4, 2, 8), (1, 3, 2, 8), (1, 3, 2, 8))
+    assert "(Hq) is 4, not a multiple of k dim 1 (Hkv) 3" in str(info.value)
+
+
+def test_non_finite_scale_raises_the_verifier_error():
+    shape = (1, 1, 2, 4)
+    with pytest.raises(MLIRError, match="scale must be finite, got NaN"):
+        attn_mlir.compile_attention(shape, shape, shape, scale=float("nan"))
+
+
+def test_cuda_target_names_the_missing_pipeline():
+    with pytest.raises(PipelineNotAvailableError) as info:
+        shape = (1, 8, 128, 64)
+        attn_mlir.compile_attention(shape, shape, shape, dtype="f16", target="cuda")
+    assert isinstance(info.value, NotImplementedError)
+    assert "GPU lowering" in str(info.value) and "pipeline" in str(info.value)
