@@ -1,0 +1,412 @@
+#!/usr/bin/python3
+"""Generates test/Integration/CPU/raise-*.mlir.
+
+Each generated file holds unfused attention graphs in the forms --attn-raise
+accepts (one function per form) and a @main that calls each of them on
+random inputs, embedded as constants, and prints the results. The lit RUN
+line runs raise_compare.py, which executes the file with and without
+--attn-raise and compares the printed outputs.
+
+    /usr/bin/python3 test/lib/gen_raise_tests.py test/Integration/CPU
+
+Deterministic: the same seed gives the same files.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+B, H, LQ, LK, D, DV = 2, 2, 8, 12, 8, 4
+HQ, HKV = 4, 2
+NEG_INF = "0xFF800000"
+NEG_INF_F16 = "0xFC00"
+
+rng = np.random.RandomState(1234)
+
+
+def ty(shape, elt="f32"):
+    return "tensor<" + "x".join(str(s) for s in shape) + f"x{elt}>"
+
+
+def fmt_value(x, elt):
+    if elt == "i1":
+        return "true" if x else "false"
+    if elt.startswith("i"):
+        return str(int(x))
+    if np.isneginf(x):
+        return {"f32": NEG_INF, "f16": NEG_INF_F16, "bf16": "0xFF80"}[elt]
+    text = f"{float(x):.6g}"
+    return text if any(c in text for c in ".en") else text + ".0"
+
+
+def dense(arr, elt):
+    def rec(a):
+        if a.ndim == 0:
+            return fmt_value(a.item(), elt)
+        return "[" + ", ".join(rec(x) for x in a) + "]"
+    return f"dense<{rec(np.asarray(arr))}> : {ty(arr.shape, elt)}"
+
+
+def ids(n, names="abcdefgh"):
+    return ", ".join(names[:n])
+
+
+def amap(n, results):
+    return f"affine_map<({ids(n)}) -> ({', '.join(results)})>"
+
+
+class Func:
+    """One kernel: its text and the random inputs main passes to it."""
+
+    def __init__(self, name, args, result, body):
+        self.name, self.args, self.result, self.body = name, args, result, body
+
+    def text(self):
+        sig = ", ".join(f"%{n}: {t}" for n, t, _ in self.args)
+        return (f"func.func @{self.name}({sig}) -> {self.result} {{\n"
+                f"{self.body}}}\n")
+
+
+# ---------------------------------------------------------------------------
+# Building blocks (text snippets)
+# ---------------------------------------------------------------------------
+
+def fill(name, shape, value, elt="f32"):
+    return (f"  %{name}_e = tensor.empty() : {ty(shape, elt)}\n"
+            f"  %{name}_c = arith.constant {value} : {elt}\n"
+            f"  %{name} = linalg.fill ins(%{name}_c : {elt}) outs(%{name}_e : "
+            f"{ty(shape, elt)}) -> {ty(shape, elt)}\n")
+
+
+def contract(name, a, at, b, bt, out_shape, amap_, bmap_, omap_, n,
+             out_elt="f32", ext=""):
+    """A linalg.generic contraction; `ext` upcasts the operands."""
+    iters = ", ".join(['"parallel"'] * (n - 1) + ['"reduction"'])
+    in_elt = at.split("x")[-1].rstrip(">")
+    s = fill(f"{name}_acc", out_shape, "0.0", out_elt)
+    if ext:
+        body = (f"    %x = arith.extf %a : {in_elt} to {out_elt}\n"
+                f"    %y = arith.extf %b : {in_elt} to {out_elt}\n"
+                f"    %m = arith.mulf %x, %y : {out_elt}\n")
+    else:
+        body = f"    %m = arith.mulf %a, %b : {out_elt}\n"
+    s += (f"  %{name} = linalg.generic {{indexing_maps = [{amap_}, {bmap_}, "
+          f"{omap_}], iterator_types = [{iters}]}} ins(%{a}, %{b} : {at}, {bt}) "
+          f"outs(%{name}_acc : {ty(out_shape, out_elt)}) {{\n"
+          f"  ^bb0(%a: {in_elt}, %b: {in_elt}, %c: {out_elt}):\n{body}"
+          f"    %r = arith.addf %c, %m : {out_elt}\n"
+          f"    linalg.yield %r : {out_elt}\n"
+          f"  }} -> {ty(out_shape, out_elt)}\n")
+    return s
+
+
+def elementwise(name, ins, out_shape, body, maps=None, out_elt="f32"):
+    """A parallel linalg.generic; `ins` is a list of (value, type, map)."""
+    n = len(out_shape)
+    ident = amap(n, list(ids(n).split(", ")))
+    maps_ = [m if m else ident for _, _, m in ins] + [ident]
+    iters = ", ".join(['"parallel"'] * n)
+    args = ", ".join(f"%in{i}: {t.split('x')[-1].rstrip('>')}"
+                     for i, (_, t, _) in enumerate(ins))
+    ins_ = ", ".join(f"%{v}" for v, _, _ in ins)
+    ins_t = ", ".join(t for _, t, _ in ins)
+    return (f"  %{name}_e = tensor.empty() : {ty(out_shape, out_elt)}\n"
+            f"  %{name} = linalg.generic {{indexing_maps = [{', '.join(maps_)}],"
+            f" iterator_types = [{iters}]}} ins({ins_} : {ins_t}) "
+            f"outs(%{name}_e : {ty(out_shape, out_elt)}) {{\n"
+            f"  ^bb0({args}{', ' if args else ''}%out: {out_elt}):\n{body}"
+            f"  }} -> {ty(out_shape, out_elt)}\n")
+
+
+def softmax_generic(name, x, shape, max_sub=True, recip=False):
+    """Decomposed softmax along the last dim with linalg.generic."""
+    n = len(shape)
+    row = shape[:-1]
+    full = ids(n).split(", ")
+    rmap = amap(n, full[:-1])
+    ident = amap(n, full)
+    iters_red = ", ".join(['"parallel"'] * (n - 1) + ['"reduction"'])
+    s = ""
+    src = x
+    if max_sub:
+        s += fill(f"{name}_mi", row, NEG_INF)
+        s += (f"  %{name}_max = linalg.generic {{indexing_maps = [{ident}, {rmap}],"
+              f" iterator_types = [{iters_red}]}} ins(%{x} : {ty(shape)}) "
+              f"outs(%{name}_mi : {ty(row)}) {{\n"
+              f"  ^bb0(%a: f32, %o: f32):\n"
+              f"    %m = arith.maximumf %a, %o : f32\n"
+              f"    linalg.yield %m : f32\n"
+              f"  }} -> {ty(row)}\n")
+        s += elementwise(f"{name}_exp", [(x, ty(shape), None),
+                                         (f"{name}_max", ty(row), rmap)], shape,
+                         "    %d = arith.subf %in0, %in1 : f32\n"
+                         "    %e = math.exp %d : f32\n"
+                         "    linalg.yield %e : f32\n")
+    else:
+        s += elementwise(f"{name}_exp", [(x, ty(shape), None)], shape,
+                         "    %e = math.exp %in0 : f32\n"
+                         "    linalg.yield %e : f32\n")
+    s += fill(f"{name}_si", row, "0.0")
+    s += (f"  %{name}_sum = linalg.generic {{indexing_maps = [{ident}, {rmap}],"
+          f" iterator_types = [{iters_red}]}} ins(%{name}_exp : {ty(shape)}) "
+          f"outs(%{name}_si : {ty(row)}) {{\n"
+          f"  ^bb0(%a: f32, %o: f32):\n"
+          f"    %m = arith.addf %a, %o : f32\n"
+          f"    linalg.yield %m : f32\n"
+          f"  }} -> {ty(row)}\n")
+    if recip:
+        s += elementwise(f"{name}_rcp", [(f"{name}_sum", ty(row), None)], row,
+                         "    %one = arith.constant 1.0 : f32\n"
+                         "    %r = arith.divf %one, %in0 : f32\n"
+                         "    linalg.yield %r : f32\n")
+        s += elementwise(name, [(f"{name}_exp", ty(shape), None),
+                                (f"{name}_rcp", ty(row), rmap)], shape,
+                         "    %r = arith.mulf %in0, %in1 : f32\n"
+                         "    linalg.yield %r : f32\n")
+    else:
+        s += elementwise(name, [(f"{name}_exp", ty(shape), None),
+                                (f"{name}_sum", ty(row), rmap)], shape,
+                         "    %r = arith.divf %in0, %in1 : f32\n"
+                         "    linalg.yield %r : f32\n")
+    return s
+
+
+def qk_generic4(name, q, k, b=B, h=H, lq=LQ, lk=LK, d=D, elt="f32",
+                out_elt="f32", ext=""):
+    return contract(name, q, ty((b, h, lq, d), elt), k, ty((b, h, lk, d), elt),
+                    (b, h, lq, lk), amap(5, ["a", "b", "c", "e"]),
+                    amap(5, ["a", "b", "d", "e"]), amap(5, ["a", "b", "c", "d"]),
+                    5, out_elt, ext)
+
+
+def pv_generic4(name, p, v, b=B, h=H, lq=LQ, lk=LK, dv=DV, elt="f32",
+                out_elt="f32", ext=""):
+    return contract(name, p, ty((b, h, lq, lk), elt), v, ty((b, h, lk, dv), elt),
+                    (b, h, lq, dv), amap(5, ["a", "b", "c", "e"]),
+                    amap(5, ["a", "b", "e", "d"]), amap(5, ["a", "b", "c", "d"]),
+                    5, out_elt, ext)
+
+
+def scale_tensor(name, x, shape, c, op="mulf", elt="f32"):
+    return (f"  %{name}_c = arith.constant dense<{c}> : {ty(shape, elt)}\n"
+            f"  %{name} = arith.{op} %{x}, %{name}_c : {ty(shape, elt)}\n")
+
+
+def softmax_named(name, x, shape):
+    return (f"  %{name}_e = tensor.empty() : {ty(shape)}\n"
+            f"  %{name} = linalg.softmax dimension({len(shape) - 1}) "
+            f"ins(%{x} : {ty(shape)}) outs(%{name}_e : {ty(shape)}) -> "
+            f"{ty(shape)}\n")
+
+
+def transpose(name, x, shape, perm, elt="f32"):
+    out = [shape[p] for p in perm]
+    return (f"  %{name}_e = tensor.empty() : {ty(out, elt)}\n"
+            f"  %{name} = linalg.transpose ins(%{x} : {ty(shape, elt)}) "
+            f"outs(%{name}_e : {ty(out, elt)}) permutation = "
+            f"[{', '.join(map(str, perm))}]\n")
+
+
+def named_mm(op, name, a, at, b, bt, out_shape, maps=None):
+    s = fill(f"{name}_acc", out_shape, "0.0")
+    m = f" indexing_maps = [{', '.join(maps)}]" if maps else ""
+    return s + (f"  %{name} = linalg.{op}{m} ins(%{a}, %{b} : {at}, {bt}) "
+                f"outs(%{name}_acc : {ty(out_shape)}) -> {ty(out_shape)}\n")
+
+
+# ---------------------------------------------------------------------------
+# Kernels
+# ---------------------------------------------------------------------------
+
+def randn(shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def k_generic4():
+    body = qk_generic4("s", "q", "k")
+    body += elementwise("ss", [("s", ty((B, H, LQ, LK)), None)], (B, H, LQ, LK),
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %r = arith.mulf %in0, %c : f32\n"
+                        "    linalg.yield %r : f32\n")
+    body += softmax_generic("p", "ss", (B, H, LQ, LK))
+    body += pv_generic4("o", "p", "v")
+    body += f"  return %o : {ty((B, H, LQ, DV))}\n"
+    return Func("generic_4d_decomposed", [
+        ("q", ty((B, H, LQ, D)), randn((B, H, LQ, D))),
+        ("k", ty((B, H, LK, D)), randn((B, H, LK, D))),
+        ("v", ty((B, H, LK, DV)), randn((B, H, LK, DV)))],
+        ty((B, H, LQ, DV)), body)
+
+
+def k_bmm_softmax():
+    bh = B * H
+    body = transpose("kt", "k", (bh, LK, D), (0, 2, 1))
+    body += named_mm("batch_matmul", "s", "q", ty((bh, LQ, D)), "kt",
+                     ty((bh, D, LK)), (bh, LQ, LK))
+    body += scale_tensor("ss", "s", (bh, LQ, LK), "2.82842708", "divf")
+    body += softmax_named("p", "ss", (bh, LQ, LK))
+    body += named_mm("batch_matmul", "o", "p", ty((bh, LQ, LK)), "v",
+                     ty((bh, LK, DV)), (bh, LQ, DV))
+    body += f"  return %o : {ty((bh, LQ, DV))}\n"
+    return Func("batch_matmul_linalg_softmax", [
+        ("q", ty((bh, LQ, D)), randn((bh, LQ, D))),
+        ("k", ty((bh, LK, D)), randn((bh, LK, D))),
+        ("v", ty((bh, LK, DV)), randn((bh, LK, DV)))],
+        ty((bh, LQ, DV)), body)
+
+
+def k_matmul_recip():
+    body = (f"  %qs_c = arith.constant dense<0.353553385> : {ty((LQ, D))}\n"
+            f"  %qs_e = tensor.empty() : {ty((LQ, D))}\n"
+            f"  %qs = linalg.mul ins(%q, %qs_c : {ty((LQ, D))}, {ty((LQ, D))}) "
+            f"outs(%qs_e : {ty((LQ, D))}) -> {ty((LQ, D))}\n")
+    body += transpose("kt", "k", (LK, D), (1, 0))
+    body += named_mm("matmul", "s", "qs", ty((LQ, D)), "kt", ty((D, LK)),
+                     (LQ, LK))
+    body += softmax_generic("p", "s", (LQ, LK), max_sub=False, recip=True)
+    body += named_mm("matmul", "o", "p", ty((LQ, LK)), "v", ty((LK, DV)),
+                     (LQ, DV))
+    body += f"  return %o : {ty((LQ, DV))}\n"
+    return Func("matmul_no_max_reciprocal", [
+        ("q", ty((LQ, D)), randn((LQ, D))),
+        ("k", ty((LK, D)), randn((LK, D))),
+        ("v", ty((LK, DV)), randn((LK, DV)))], ty((LQ, DV)), body)
+
+
+def k_bmm_maps_reduce():
+    bh = B * H
+    shp = (bh, LQ, LK)
+    row = (bh, LQ)
+    body = scale_tensor("qs", "q", (bh, LQ, D), "0.594603539")
+    body += scale_tensor("ks", "k", (bh, LK, D), "0.594603539")
+    maps = [amap(4, ["a", "b", "d"]), amap(4, ["a", "c", "d"]),
+            amap(4, ["a", "b", "c"])]
+    body += named_mm("batch_matmul", "s", "qs", ty((bh, LQ, D)), "ks",
+                     ty((bh, LK, D)), shp, maps)
+    body += fill("mi", row, NEG_INF)
+    body += (f"  %max = linalg.reduce ins(%s : {ty(shp)}) outs(%mi : {ty(row)})"
+             f" dimensions = [2]\n"
+             f"    (%in: f32, %init: f32) {{\n"
+             f"      %m = arith.maximumf %in, %init : f32\n"
+             f"      linalg.yield %m : f32\n    }}\n")
+    body += (f"  %maxb_e = tensor.empty() : {ty(shp)}\n"
+             f"  %maxb = linalg.broadcast ins(%max : {ty(row)}) "
+             f"outs(%maxb_e : {ty(shp)}) dimensions = [2]\n")
+    body += (f"  %d_e = tensor.empty() : {ty(shp)}\n"
+             f"  %d = linalg.sub ins(%s, %maxb : {ty(shp)}, {ty(shp)}) "
+             f"outs(%d_e : {ty(shp)}) -> {ty(shp)}\n"
+             f"  %x = linalg.exp ins(%d : {ty(shp)}) outs(%d_e : {ty(shp)}) "
+             f"-> {ty(shp)}\n")
+    body += fill("si", row, "0.0")
+    body += (f"  %sum = linalg.reduce ins(%x : {ty(shp)}) outs(%si : {ty(row)})"
+             f" dimensions = [2]\n"
+             f"    (%in: f32, %init: f32) {{\n"
+             f"      %m = arith.addf %in, %init : f32\n"
+             f"      linalg.yield %m : f32\n    }}\n")
+    body += (f"  %sumb = linalg.broadcast ins(%sum : {ty(row)}) "
+             f"outs(%maxb_e : {ty(shp)}) dimensions = [2]\n"
+             f"  %p = linalg.div ins(%x, %sumb : {ty(shp)}, {ty(shp)}) "
+             f"outs(%d_e : {ty(shp)}) -> {ty(shp)}\n")
+    body += named_mm("batch_matmul", "o", "p", ty(shp), "v", ty((bh, LK, DV)),
+                     (bh, LQ, DV))
+    body += f"  return %o : {ty((bh, LQ, DV))}\n"
+    return Func("batch_matmul_maps_named_softmax", [
+        ("q", ty((bh, LQ, D)), randn((bh, LQ, D))),
+        ("k", ty((bh, LK, D)), randn((bh, LK, D))),
+        ("v", ty((bh, LK, DV)), randn((bh, LK, DV)))],
+        ty((bh, LQ, DV)), body)
+
+
+def k_collapsed_bmm():
+    bh = B * H
+    s4 = (B, H, LQ, LK)
+    body = (f"  %q3 = tensor.collapse_shape %q [[0, 1], [2], [3]] : "
+            f"{ty((B, H, LQ, D))} into {ty((bh, LQ, D))}\n")
+    body += transpose("kt4", "k", (B, H, LK, D), (0, 1, 3, 2))
+    body += (f"  %kt3 = tensor.collapse_shape %kt4 [[0, 1], [2], [3]] : "
+             f"{ty((B, H, D, LK))} into {ty((bh, D, LK))}\n")
+    body += named_mm("batch_matmul", "s3", "q3", ty((bh, LQ, D)), "kt3",
+                     ty((bh, D, LK)), (bh, LQ, LK))
+    body += (f"  %s = tensor.expand_shape %s3 [[0, 1], [2], [3]] "
+             f"output_shape [{B}, {H}, {LQ}, {LK}] : {ty((bh, LQ, LK))} into "
+             f"{ty(s4)}\n")
+    body += scale_tensor("ss", "s", s4, "0.353553385")
+    body += softmax_generic("p", "ss", s4)
+    body += (f"  %p3 = tensor.collapse_shape %p [[0, 1], [2], [3]] : "
+             f"{ty(s4)} into {ty((bh, LQ, LK))}\n"
+             f"  %v3 = tensor.collapse_shape %v [[0, 1], [2], [3]] : "
+             f"{ty((B, H, LK, DV))} into {ty((bh, LK, DV))}\n")
+    body += named_mm("batch_matmul", "o3", "p3", ty((bh, LQ, LK)), "v3",
+                     ty((bh, LK, DV)), (bh, LQ, DV))
+    body += (f"  %o = tensor.expand_shape %o3 [[0, 1], [2], [3]] "
+             f"output_shape [{B}, {H}, {LQ}, {DV}] : {ty((bh, LQ, DV))} into "
+             f"{ty((B, H, LQ, DV))}\n")
+    body += f"  return %o : {ty((B, H, LQ, DV))}\n"
+    return Func("collapsed_heads_around_bmm", [
+        ("q", ty((B, H, LQ, D)), randn((B, H, LQ, D))),
+        ("k", ty((B, H, LK, D)), randn((B, H, LK, D))),
+        ("v", ty((B, H, LK, DV)), randn((B, H, LK, DV)))],
+        ty((B, H, LQ, DV)), body)
+
+
+FAMILIES = {
+    "linalg": ("matmuls and softmax forms in linalg on tensors",
+               [k_generic4, k_bmm_softmax, k_matmul_recip, k_bmm_maps_reduce,
+                k_collapsed_bmm], "--rtol 1e-4 --atol 1e-5"),
+}
+
+
+def render(family, description, kernels, tolerance):
+    funcs = [k() for k in kernels]
+    out = [f"// RUN: %raise-compare %s --expect-raised {len(funcs)} {tolerance}"
+           f" | FileCheck %s",
+           f"// CHECK: OK: {len(funcs)} raised",
+           "",
+           f"// Unfused attention, {description}: each function is one form",
+           "// --attn-raise must recognize; @main runs all of them on random",
+           "// inputs and raise_compare.py checks that raising changes no",
+           "// output. Generated by test/lib/gen_raise_tests.py; do not edit.",
+           "",
+           "func.func private @printMemrefF32(tensor<*xf32>)",
+           ""]
+    for f in funcs:
+        out.append(f.text())
+    out.append("func.func @main() {")
+    for n, f in enumerate(funcs):
+        names = []
+        for an, at, data in f.args:
+            elt = at.split("x")[-1].rstrip(">")
+            name = f"%{f.name}_{an}"
+            out.append(f"  {name} = arith.constant {dense(data, elt)}")
+            names.append(name)
+        out.append(f"  %r{n} = call @{f.name}({', '.join(names)}) : "
+                   f"({', '.join(t for _, t, _ in f.args)}) -> {f.result}")
+        res_elt = f.result.split("x")[-1].rstrip(">")
+        val = f"%r{n}"
+        if res_elt != "f32":
+            f32 = f.result.replace(res_elt + ">", "f32>")
+            out.append(f"  %r{n}f = arith.extf %r{n} : {f.result} to {f32}")
+            val = f"%r{n}f"
+        out.append(f"  %u{n} = tensor.cast {val} : "
+                   f"{f.result.replace(res_elt + '>', 'f32>')} to tensor<*xf32>")
+        out.append(f"  call @printMemrefF32(%u{n}) : (tensor<*xf32>) -> ()")
+    out.append("  return")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    outdir = sys.argv[1] if len(sys.argv) > 1 else "."
+    os.makedirs(outdir, exist_ok=True)
+    for family, (description, kernels, tolerance) in FAMILIES.items():
+        path = os.path.join(outdir, f"raise-{family}.mlir")
+        with open(path, "w") as f:
+            f.write(render(family, description, kernels, tolerance))
+        print(path)
+
+
+if __name__ == "__main__":
+    main()
