@@ -88,9 +88,9 @@ def contract(name, a, at, b, bt, out_shape, amap_, bmap_, omap_, n,
     in_elt = at.split("x")[-1].rstrip(">")
     s = fill(f"{name}_acc", out_shape, "0.0", out_elt)
     if ext:
-        body = (f"    %x = arith.extf %a : {in_elt} to {out_elt}\n"
-                f"    %y = arith.extf %b : {in_elt} to {out_elt}\n"
-                f"    %m = arith.mulf %x, %y : {out_elt}\n")
+        body = (f"    %xa = arith.extf %a : {in_elt} to {out_elt}\n"
+                f"    %yb = arith.extf %b : {in_elt} to {out_elt}\n"
+                f"    %m = arith.mulf %xa, %yb : {out_elt}\n")
     else:
         body = f"    %m = arith.mulf %a, %b : {out_elt}\n"
     s += (f"  %{name} = linalg.generic {{indexing_maps = [{amap_}, {bmap_}, "
@@ -352,10 +352,323 @@ def k_collapsed_bmm():
         ty((B, H, LQ, DV)), body)
 
 
+# ---------------------------------------------------------------------------
+# Masks
+# ---------------------------------------------------------------------------
+
+S4 = (B, H, LQ, LK)
+ID4 = amap(4, ["a", "b", "c", "d"])
+
+
+def qkv_args(lq=LQ, lk=LK, elt="f32"):
+    return [("q", ty((B, H, lq, D), elt), randn((B, H, lq, D))),
+            ("k", ty((B, H, lk, D), elt), randn((B, H, lk, D))),
+            ("v", ty((B, H, lk, DV), elt), randn((B, H, lk, DV)))]
+
+
+def padding(lk=LK, pad=(3, 5)):
+    """Key-padding flags per batch: the last keys are padding."""
+    m = np.ones((B, lk), dtype=bool)
+    for b, n in enumerate(pad):
+        m[b, lk - n:] = False
+    return m
+
+
+def masked_kernel(name, mask_steps, args, softmax="generic", lq=LQ, lk=LK):
+    """q.k^T, then `mask_steps` (producing %x from %s), softmax, p.v."""
+    body = qk_generic4("s", "q", "k", lq=lq, lk=lk)
+    body += mask_steps
+    shape = (B, H, lq, lk)
+    body += (softmax_generic("p", "x", shape) if softmax == "generic"
+             else softmax_named("p", "x", shape))
+    body += pv_generic4("o", "p", "v", lq=lq, lk=lk)
+    body += f"  return %o : {ty((B, H, lq, DV))}\n"
+    return Func(name, qkv_args(lq, lk) + args, ty((B, H, lq, DV)), body)
+
+
+def k_additive_f16_bias():
+    steps = (f"  %mb_e = tensor.empty() : {ty(S4, 'f16')}\n"
+             f"  %mb = linalg.broadcast ins(%mask : {ty((B, LK), 'f16')}) "
+             f"outs(%mb_e : {ty(S4, 'f16')}) dimensions = [1, 2]\n")
+    steps += elementwise("x", [("s", ty(S4), None), ("mb", ty(S4, "f16"), None)],
+                         S4, "    %c = arith.constant 0.353553385 : f32\n"
+                             "    %a = arith.mulf %in0, %c : f32\n"
+                             "    %b = arith.extf %in1 : f16 to f32\n"
+                             "    %r = arith.addf %a, %b : f32\n"
+                             "    linalg.yield %r : f32\n")
+    return masked_kernel("additive_f16_bias_broadcast", steps,
+                         [("mask", ty((B, LK), "f16"), randn((B, LK)))],
+                         softmax="named")
+
+
+def k_bool_select():
+    steps = elementwise("x", [("s", ty(S4), None),
+                              ("mask", ty((B, 1, 1, LK), "i1"),
+                               amap(4, ["a", "0", "0", "d"]))], S4,
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        "    %r = arith.select %in1, %a, %ninf : f32\n"
+                        "    linalg.yield %r : f32\n")
+    return masked_kernel("bool_mask_select_neg_inf", steps,
+                         [("mask", ty((B, 1, 1, LK), "i1"),
+                           padding().reshape(B, 1, 1, LK))])
+
+
+def k_masked_fill_eq0():
+    steps = elementwise("x", [("s", ty(S4), None),
+                              ("mask", ty((B, LK), "i32"), amap(4, ["a", "d"]))],
+                        S4,
+                        "    %zero = arith.constant 0 : i32\n"
+                        "    %fill = arith.constant -1.0e+09 : f32\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %hide = arith.cmpi eq, %in1, %zero : i32\n"
+                        "    %a = arith.select %hide, %fill, %in0 : f32\n"
+                        "    %r = arith.mulf %a, %c : f32\n"
+                        "    linalg.yield %r : f32\n")
+    return masked_kernel("masked_fill_eq0_then_scale", steps,
+                         [("mask", ty((B, LK), "i32"),
+                           padding().astype(np.int32))])
+
+
+def k_one_minus_mask():
+    steps = elementwise("am", [("mask", ty((B, LK), "i1"), None)], (B, LK),
+                        "    %one = arith.constant 1.0 : f32\n"
+                        "    %big = arith.constant -10000.0 : f32\n"
+                        "    %f = arith.uitofp %in0 : i1 to f32\n"
+                        "    %d = arith.subf %one, %f : f32\n"
+                        "    %r = arith.mulf %d, %big : f32\n"
+                        "    linalg.yield %r : f32\n")
+    steps += elementwise("x", [("s", ty(S4), None),
+                               ("am", ty((B, LK)), amap(4, ["a", "d"]))], S4,
+                         "    %c = arith.constant 8.0 : f32\n"
+                         "    %a = arith.divf %in0, %c : f32\n"
+                         "    %r = arith.addf %a, %in1 : f32\n"
+                         "    linalg.yield %r : f32\n")
+    return masked_kernel("one_minus_mask_times_neg_10000", steps,
+                         [("mask", ty((B, LK), "i1"), padding())])
+
+
+def k_causal_iota_bottom_right():
+    steps = elementwise("x", [("s", ty(S4), None)], S4,
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        f"    %off = arith.constant {LK - LQ} : index\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %i = linalg.index 2 : index\n"
+                        "    %j = linalg.index 3 : index\n"
+                        "    %lim = arith.addi %i, %off : index\n"
+                        "    %vis = arith.cmpi sle, %j, %lim : index\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        "    %r = arith.select %vis, %a, %ninf : f32\n"
+                        "    linalg.yield %r : f32\n")
+    return masked_kernel("causal_iota_bottom_right", steps, [],
+                         softmax="named")
+
+
+def k_causal_constant_top_left():
+    tri = np.where(np.arange(LK)[None, :] <= np.arange(LQ)[:, None], 0.0,
+                   -np.inf).astype(np.float32)
+    steps = f"  %tri = arith.constant {dense(tri, 'f32')}\n"
+    steps += elementwise("x", [("s", ty(S4), None),
+                               ("tri", ty((LQ, LK)), amap(4, ["c", "d"]))], S4,
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        "    %r = arith.addf %a, %in1 : f32\n"
+                        "    linalg.yield %r : f32\n")
+    return masked_kernel("causal_constant_triangle_top_left", steps, [])
+
+
+def k_gpt2_style():
+    fmin = "-3.40282347e+38"
+    steps = elementwise("pad", [("mask", ty((B, LK), "i1"), None)], (B, LK),
+                        "    %one = arith.constant 1.0 : f32\n"
+                        f"    %fmin = arith.constant {fmin} : f32\n"
+                        "    %f = arith.uitofp %in0 : i1 to f32\n"
+                        "    %d = arith.subf %one, %f : f32\n"
+                        "    %r = arith.mulf %d, %fmin : f32\n"
+                        "    linalg.yield %r : f32\n")
+    steps += elementwise("x", [("s", ty(S4), None),
+                               ("pad", ty((B, LK)), amap(4, ["a", "d"]))], S4,
+                         f"    %fmin = arith.constant {fmin} : f32\n"
+                         "    %c = arith.constant 0.353553385 : f32\n"
+                         "    %i = linalg.index 2 : index\n"
+                         "    %j = linalg.index 3 : index\n"
+                         "    %vis = arith.cmpi ule, %j, %i : index\n"
+                         "    %a = arith.mulf %in0, %c : f32\n"
+                         "    %w = arith.select %vis, %a, %fmin : f32\n"
+                         "    %r = arith.addf %w, %in1 : f32\n"
+                         "    linalg.yield %r : f32\n")
+    return masked_kernel("gpt2_causal_finfo_min_plus_padding", steps,
+                         [("mask", ty((B, LK), "i1"), padding(pad=(2, 3)))])
+
+
+# ---------------------------------------------------------------------------
+# Layouts
+# ---------------------------------------------------------------------------
+
+def k_blhd():
+    body = transpose("qt", "q", (B, LQ, H, D), (0, 2, 1, 3))
+    body += transpose("kt", "k", (B, LK, H, D), (0, 2, 1, 3))
+    body += transpose("vt", "v", (B, LK, H, DV), (0, 2, 1, 3))
+    body += qk_generic4("s", "qt", "kt")
+    body += scale_tensor("x", "s", S4, "0.353553385")
+    body += softmax_named("p", "x", S4)
+    body += pv_generic4("o4", "p", "vt")
+    body += transpose("o", "o4", (B, H, LQ, DV), (0, 2, 1, 3))
+    body += f"  return %o : {ty((B, LQ, H, DV))}\n"
+    return Func("blhd_permuted_to_bhld", [
+        ("q", ty((B, LQ, H, D)), randn((B, LQ, H, D))),
+        ("k", ty((B, LK, H, D)), randn((B, LK, H, D))),
+        ("v", ty((B, LK, H, DV)), randn((B, LK, H, DV)))],
+        ty((B, LQ, H, DV)), body)
+
+
+def repeat_interleave(name, x, d):
+    g = HQ // HKV
+    src = (B, HKV, LK, d)
+    mid = (B, HKV, g, LK, d)
+    return (f"  %{name}_e = tensor.empty() : {ty(mid)}\n"
+            f"  %{name}_b = linalg.broadcast ins(%{x} : {ty(src)}) "
+            f"outs(%{name}_e : {ty(mid)}) dimensions = [2]\n"
+            f"  %{name} = tensor.collapse_shape %{name}_b [[0], [1, 2], [3], [4]]"
+            f" : {ty(mid)} into {ty((B, HQ, LK, d))}\n")
+
+
+def k_gqa():
+    s4 = (B, HQ, LQ, LK)
+    body = repeat_interleave("kr", "k", D)
+    body += repeat_interleave("vr", "v", DV)
+    body += qk_generic4("s", "q", "kr", h=HQ)
+    body += scale_tensor("x", "s", s4, "0.353553385")
+    body += softmax_generic("p", "x", s4)
+    body += pv_generic4("o", "p", "vr", h=HQ)
+    body += f"  return %o : {ty((B, HQ, LQ, DV))}\n"
+    return Func("gqa_repeat_interleave_kv", [
+        ("q", ty((B, HQ, LQ, D)), randn((B, HQ, LQ, D))),
+        ("k", ty((B, HKV, LK, D)), randn((B, HKV, LK, D))),
+        ("v", ty((B, HKV, LK, DV)), randn((B, HKV, LK, DV)))],
+        ty((B, HQ, LQ, DV)), body)
+
+
+def k_mqa():
+    s4 = (B, HQ, LQ, LK)
+    body = ""
+    for name, x, d in (("kr", "k", D), ("vr", "v", DV)):
+        body += (f"  %{name}_e = tensor.empty() : {ty((B, HQ, LK, d))}\n"
+                 f"  %{name} = linalg.broadcast ins(%{x} : {ty((B, LK, d))}) "
+                 f"outs(%{name}_e : {ty((B, HQ, LK, d))}) dimensions = [1]\n")
+    body += qk_generic4("s", "q", "kr", h=HQ)
+    body += scale_tensor("x", "s", s4, "0.353553385")
+    body += softmax_named("p", "x", s4)
+    body += pv_generic4("o", "p", "vr", h=HQ)
+    body += f"  return %o : {ty((B, HQ, LQ, DV))}\n"
+    return Func("mqa_broadcast_kv", [
+        ("q", ty((B, HQ, LQ, D)), randn((B, HQ, LQ, D))),
+        ("k", ty((B, LK, D)), randn((B, LK, D))),
+        ("v", ty((B, LK, DV)), randn((B, LK, DV)))],
+        ty((B, HQ, LQ, DV)), body)
+
+
+def k_pretransposed_k():
+    body = contract("s", "q", ty((B, H, LQ, D)), "kt", ty((B, H, D, LK)),
+                    S4, amap(5, ["a", "b", "c", "e"]),
+                    amap(5, ["a", "b", "e", "d"]), amap(5, ["a", "b", "c", "d"]),
+                    5)
+    body += scale_tensor("x", "s", S4, "0.353553385")
+    body += softmax_generic("p", "x", S4)
+    body += pv_generic4("o", "p", "v")
+    body += f"  return %o : {ty((B, H, LQ, DV))}\n"
+    return Func("k_already_transposed", [
+        ("q", ty((B, H, LQ, D)), randn((B, H, LQ, D))),
+        ("kt", ty((B, H, D, LK)), randn((B, H, D, LK))),
+        ("v", ty((B, H, LK, DV)), randn((B, H, LK, DV)))],
+        ty((B, H, LQ, DV)), body)
+
+
+def k_torch_bmm_gqa():
+    g = HQ // HKV
+    bh = B * HQ
+    body = (f"  %q3 = tensor.collapse_shape %q [[0, 1], [2], [3]] : "
+            f"{ty((B, HQ, LQ, D))} into {ty((bh, LQ, D))}\n")
+    for name, x, d in (("k3", "k", D), ("v3", "v", DV)):
+        src, unit, mid = (B, HKV, LK, d), (B, HKV, 1, LK, d), (B, HKV, g, LK, d)
+        body += (f"  %{name}_x = tensor.expand_shape %{x} [[0], [1, 2], [3], [4]]"
+                 f" output_shape [{B}, {HKV}, 1, {LK}, {d}] : {ty(src)} into "
+                 f"{ty(unit)}\n")
+        body += elementwise(f"{name}_b", [(f"{name}_x", ty(unit),
+                                           amap(5, ["a", "b", "0", "d", "e"]))],
+                            mid, "    linalg.yield %in0 : f32\n")
+        body += (f"  %{name} = tensor.collapse_shape %{name}_b "
+                 f"[[0, 1, 2], [3], [4]] : {ty(mid)} into {ty((bh, LK, d))}\n")
+    body += transpose("kt", "k3", (bh, LK, D), (0, 2, 1))
+    body += named_mm("batch_matmul", "s", "q3", ty((bh, LQ, D)), "kt",
+                     ty((bh, D, LK)), (bh, LQ, LK))
+    body += scale_tensor("x", "s", (bh, LQ, LK), "0.353553385")
+    body += softmax_named("p", "x", (bh, LQ, LK))
+    body += named_mm("batch_matmul", "o3", "p", ty((bh, LQ, LK)), "v3",
+                     ty((bh, LK, DV)), (bh, LQ, DV))
+    body += (f"  %o = tensor.expand_shape %o3 [[0, 1], [2], [3]] "
+             f"output_shape [{B}, {HQ}, {LQ}, {DV}] : {ty((bh, LQ, DV))} into "
+             f"{ty((B, HQ, LQ, DV))}\n")
+    body += f"  return %o : {ty((B, HQ, LQ, DV))}\n"
+    return Func("gqa_expand_broadcast_collapse_3d_bmm", [
+        ("q", ty((B, HQ, LQ, D)), randn((B, HQ, LQ, D))),
+        ("k", ty((B, HKV, LK, D)), randn((B, HKV, LK, D))),
+        ("v", ty((B, HKV, LK, DV)), randn((B, HKV, LK, DV)))],
+        ty((B, HQ, LQ, DV)), body)
+
+
+# ---------------------------------------------------------------------------
+# Reduced precision
+# ---------------------------------------------------------------------------
+
+def k_f16_upcast_softmax():
+    body = qk_generic4("s", "q", "k", elt="f16", out_elt="f16")
+    body += elementwise("x", [("s", ty(S4, "f16"), None)], S4,
+                        "    %w = arith.extf %in0 : f16 to f32\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %r = arith.mulf %w, %c : f32\n"
+                        "    linalg.yield %r : f32\n")
+    body += softmax_named("p32", "x", S4)
+    body += elementwise("p", [("p32", ty(S4), None)], S4,
+                        "    %r = arith.truncf %in0 : f32 to f16\n"
+                        "    linalg.yield %r : f16\n", out_elt="f16")
+    body += pv_generic4("o", "p", "v", elt="f16", out_elt="f16")
+    body += f"  return %o : {ty((B, H, LQ, DV), 'f16')}\n"
+    return Func("f16_scores_upcast_around_softmax", qkv_args(elt="f16"),
+                ty((B, H, LQ, DV), "f16"), body)
+
+
+def k_bf16_mixed():
+    body = qk_generic4("s", "q", "k", elt="bf16", out_elt="f32", ext=True)
+    body += scale_tensor("x", "s", S4, "0.353553385")
+    body += softmax_generic("p32", "x", S4)
+    body += elementwise("p", [("p32", ty(S4), None)], S4,
+                        "    %r = arith.truncf %in0 : f32 to bf16\n"
+                        "    linalg.yield %r : bf16\n", out_elt="bf16")
+    body += pv_generic4("o", "p", "v", elt="bf16", out_elt="f32", ext=True)
+    body += f"  return %o : {ty((B, H, LQ, DV))}\n"
+    return Func("bf16_inputs_f32_accumulation", qkv_args(elt="bf16"),
+                ty((B, H, LQ, DV)), body)
+
+
 FAMILIES = {
     "linalg": ("matmuls and softmax forms in linalg on tensors",
                [k_generic4, k_bmm_softmax, k_matmul_recip, k_bmm_maps_reduce,
                 k_collapsed_bmm], "--rtol 1e-4 --atol 1e-5"),
+    "masks": ("with additive, boolean and causal masks",
+              [k_additive_f16_bias, k_bool_select, k_masked_fill_eq0,
+               k_one_minus_mask, k_causal_iota_bottom_right,
+               k_causal_constant_top_left, k_gpt2_style],
+              "--rtol 1e-4 --atol 1e-5"),
+    "layouts": ("with q/k/v layouts, folded heads and GQA/MQA broadcasts",
+                [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa],
+                "--rtol 1e-4 --atol 1e-5"),
+    # The unfused graphs round scores and probabilities to f16/bf16; the op
+    # keeps them in f32, so the tolerance is a few ulps of the narrow type.
+    "reduced-precision": ("in f16 and bf16 with f32 softmax",
+                          [k_f16_upcast_softmax, k_bf16_mixed],
+                          "--rtol 1e-2 --atol 1e-2"),
 }
 
 

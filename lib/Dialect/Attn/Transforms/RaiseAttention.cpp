@@ -312,10 +312,16 @@ Status Analysis::attempt(SmallVector<int64_t> &factors, int pIdx) {
   llvm::append_range(layout.perm, shared);
   if (n == 0) {
     layout.groups = {{}};
-  } else if (shared.empty()) {
+  } else if (shared.empty() || full.size() < 2) {
+    // Without batch dims to spare, the broadcast factors form the head dim
+    // on their own (MQA: q [B, H], k [B, 1]).
     for (int f : full)
       layout.groups.push_back({f});
+    if (!shared.empty())
+      layout.groups.push_back(shared);
   } else {
+    // GQA: the last factor K/V do have is the kv head; fused with the
+    // broadcast factors it is the query head.
     for (size_t i = 0; i + 1 < full.size(); ++i)
       layout.groups.push_back({full[i]});
     SmallVector<int> head;

@@ -228,18 +228,19 @@ static Value transposeOf(OpBuilder &b, Location loc, Value x,
 }
 
 /// Reassociation that maps `from` dims onto `to` dims where `to` is `from`
-/// with unit dims inserted (keep[i] = position in `to` of from-dim i).
+/// with unit dims inserted (keep[i] = position in `to` of from-dim i). A unit
+/// dim joins the group of the kept dim before it (leading ones the first).
 static SmallVector<ReassociationIndices>
 unitInsertion(int64_t toRank, ArrayRef<int64_t> keep) {
   SmallVector<ReassociationIndices> groups;
   if (keep.empty())
     return groups;
-  int64_t next = 0;
   for (size_t i = 0; i < keep.size(); ++i) {
+    int64_t first = i == 0 ? 0 : keep[i];
+    int64_t last = i + 1 == keep.size() ? toRank - 1 : keep[i + 1] - 1;
     ReassociationIndices group;
-    int64_t last = i + 1 == keep.size() ? toRank - 1 : keep[i];
-    for (; next <= last; ++next)
-      group.push_back(next);
+    for (int64_t d = first; d <= last; ++d)
+      group.push_back(d);
     groups.push_back(group);
   }
   return groups;
