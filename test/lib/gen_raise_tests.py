@@ -39,6 +39,8 @@ def fmt_value(x, elt):
     if np.isneginf(x):
         return {"f32": NEG_INF, "f16": NEG_INF_F16, "bf16": "0xFF80"}[elt]
     text = f"{float(x):.6g}"
+    if "e" in text and "." not in text:
+        return text.replace("e", ".0e")
     return text if any(c in text for c in ".en") else text + ".0"
 
 
@@ -652,6 +654,198 @@ def k_bf16_mixed():
                 ty((B, H, LQ, DV)), body)
 
 
+# ---------------------------------------------------------------------------
+# TOSA
+# ---------------------------------------------------------------------------
+
+class Tosa:
+    """Emits TOSA ops with fresh names."""
+
+    def __init__(self):
+        self.n = 0
+        self.lines = []
+
+    def fresh(self):
+        self.n += 1
+        return f"%t{self.n}"
+
+    def op(self, text):
+        self.lines.append(f"  {text}\n")
+
+    def reshape(self, x, src, dst, elt="f32"):
+        shape, out = self.fresh(), self.fresh()
+        self.op(f"{shape} = tosa.const_shape {{values = dense<"
+                f"[{', '.join(map(str, dst))}]> : tensor<{len(dst)}xindex>}} : "
+                f"() -> !tosa.shape<{len(dst)}>")
+        self.op(f"{out} = tosa.reshape {x}, {shape} : ({ty(src, elt)}, "
+                f"!tosa.shape<{len(dst)}>) -> {ty(dst, elt)}")
+        return out
+
+    def transpose(self, x, src, perm, elt="f32"):
+        out = self.fresh()
+        dst = [src[p] for p in perm]
+        self.op(f"{out} = tosa.transpose {x} {{perms = array<i32: "
+                f"{', '.join(map(str, perm))}>}} : ({ty(src, elt)}) -> "
+                f"{ty(dst, elt)}")
+        return out
+
+    def const(self, value, shape, elt="f32"):
+        out = self.fresh()
+        self.op(f'{out} = "tosa.const"() <{{values = dense<{value}> : '
+                f'{ty(shape, elt)}}}> : () -> {ty(shape, elt)}')
+        return out
+
+    def matmul(self, a, at, b, bt, out_shape, in_elt="f32", out_elt="f32"):
+        zp = self.const("0.0", (1,), in_elt)
+        out = self.fresh()
+        self.op(f"{out} = tosa.matmul {a}, {b}, {zp}, {zp} : ({ty(at, in_elt)}, "
+                f"{ty(bt, in_elt)}, {ty((1,), in_elt)}, {ty((1,), in_elt)}) -> "
+                f"{ty(out_shape, out_elt)}")
+        return out
+
+    def binary(self, name, a, at, b, bt, out, elt="f32", extra=""):
+        r = self.fresh()
+        shift = ""
+        shift_t = ""
+        if name == "mul":
+            s = self.const("0", (1,), "i8")
+            shift, shift_t = f", {s}", f", {ty((1,), 'i8')}"
+        self.op(f"{r} = tosa.{name} {a}, {b}{shift} : ({ty(at, elt)}, "
+                f"{ty(bt, elt)}{shift_t}) -> {ty(out, elt)}")
+        return r
+
+    def unary(self, name, x, shape, elt="f32", out_elt=None, attrs=""):
+        r = self.fresh()
+        out_shape = shape
+        self.op(f"{r} = tosa.{name} {x}{attrs} : ({ty(shape, elt)}) -> "
+                f"{ty(out_shape, out_elt or elt)}")
+        return r
+
+    def reduce(self, name, x, shape, axis):
+        r = self.fresh()
+        out = list(shape)
+        out[axis] = 1
+        self.op(f"{r} = tosa.{name} {x} {{axis = {axis} : i32}} : "
+                f"({ty(shape)}) -> {ty(out)}")
+        return r
+
+    def softmax(self, x, shape):
+        axis = len(shape) - 1
+        row = list(shape)
+        row[axis] = 1
+        mx = self.reduce("reduce_max", x, shape, axis)
+        d = self.binary("sub", x, shape, mx, row, shape)
+        e = self.unary("exp", d, shape)
+        sm = self.reduce("reduce_sum", e, shape, axis)
+        r = self.unary("reciprocal", sm, row)
+        return self.binary("mul", e, shape, r, row, shape)
+
+    def body(self, result, result_type):
+        return "".join(self.lines) + f"  return {result} : {result_type}\n"
+
+
+def k_tosa_tflite():
+    """[B, L, H*D] projections split into heads, as a TFLite export has it."""
+    d, dv = 4, 2
+    bh = B * H
+    t = Tosa()
+    q4 = t.reshape("%q", (B, LQ, H * d), (B, LQ, H, d))
+    qt = t.transpose(q4, (B, LQ, H, d), (0, 2, 1, 3))
+    q3 = t.reshape(qt, (B, H, LQ, d), (bh, LQ, d))
+    k4 = t.reshape("%k", (B, LK, H * d), (B, LK, H, d))
+    kt = t.transpose(k4, (B, LK, H, d), (0, 2, 3, 1))
+    k3 = t.reshape(kt, (B, H, d, LK), (bh, d, LK))
+    s = t.matmul(q3, (bh, LQ, d), k3, (bh, d, LK), (bh, LQ, LK))
+    s4 = t.reshape(s, (bh, LQ, LK), S4)
+    c = t.const("0.5", (1, 1, 1, 1))
+    ss = t.binary("mul", s4, S4, c, (1, 1, 1, 1), S4)
+    x = t.binary("add", ss, S4, "%mask", (B, 1, 1, LK), S4)
+    p = t.softmax(x, S4)
+    p3 = t.reshape(p, S4, (bh, LQ, LK))
+    v4 = t.reshape("%v", (B, LK, H * dv), (B, LK, H, dv))
+    vt = t.transpose(v4, (B, LK, H, dv), (0, 2, 1, 3))
+    v3 = t.reshape(vt, (B, H, LK, dv), (bh, LK, dv))
+    o = t.matmul(p3, (bh, LQ, LK), v3, (bh, LK, dv), (bh, LQ, dv))
+    o4 = t.reshape(o, (bh, LQ, dv), (B, H, LQ, dv))
+    ot = t.transpose(o4, (B, H, LQ, dv), (0, 2, 1, 3))
+    out = t.reshape(ot, (B, LQ, H, dv), (B, LQ, H * dv))
+    mask = np.where(padding().reshape(B, 1, 1, LK), 0.0, -1e9).astype(np.float32)
+    return Func("tosa_tflite_heads_additive_mask", [
+        ("q", ty((B, LQ, H * d)), randn((B, LQ, H * d))),
+        ("k", ty((B, LK, H * d)), randn((B, LK, H * d))),
+        ("v", ty((B, LK, H * dv)), randn((B, LK, H * dv))),
+        ("mask", ty((B, 1, 1, LK)), mask)],
+        ty((B, LQ, H * dv)), t.body(out, ty((B, LQ, H * dv))))
+
+
+def k_tosa_select_tile_gqa():
+    g = HQ // HKV
+    bh = B * HQ
+    s4 = (B, HQ, LQ, LK)
+    t = Tosa()
+    q3 = t.reshape("%q", (B, HQ, LQ, D), (bh, LQ, D))
+
+    def tiled(x, d):
+        x5 = t.reshape(x, (B, HKV, LK, d), (B, HKV, 1, LK, d))
+        mult = t.fresh()
+        t.op(f"{mult} = tosa.const_shape {{values = dense<[1, 1, {g}, 1, 1]> "
+             f": tensor<5xindex>}} : () -> !tosa.shape<5>")
+        r = t.fresh()
+        t.op(f"{r} = tosa.tile {x5}, {mult} : ({ty((B, HKV, 1, LK, d))}, "
+             f"!tosa.shape<5>) -> {ty((B, HKV, g, LK, d))}")
+        return t.reshape(r, (B, HKV, g, LK, d), (B, HQ, LK, d))
+
+    k4 = tiled("%k", D)
+    kt = t.transpose(k4, (B, HQ, LK, D), (0, 1, 3, 2))
+    k3 = t.reshape(kt, (B, HQ, D, LK), (bh, D, LK))
+    s = t.matmul(q3, (bh, LQ, D), k3, (bh, D, LK), (bh, LQ, LK))
+    sc = t.reshape(s, (bh, LQ, LK), s4)
+    tri = np.arange(LK)[None, :] <= np.arange(LQ)[:, None] + (LK - LQ)
+    tri_c = t.fresh()
+    t.op(f'{tri_c} = "tosa.const"() <{{values = '
+         f'{dense(tri.reshape(1, 1, LQ, LK), "i1")}}}> : () -> '
+         f'{ty((1, 1, LQ, LK), "i1")}')
+    fill = t.const(NEG_INF, (1, 1, 1, 1))
+    sel = t.fresh()
+    t.op(f"{sel} = tosa.select {tri_c}, {sc}, {fill} : ({ty((1, 1, LQ, LK), 'i1')}"
+         f", {ty(s4)}, {ty((1, 1, 1, 1))}) -> {ty(s4)}")
+    c = t.const("0.353553385", (1, 1, 1, 1))
+    x = t.binary("mul", sel, s4, c, (1, 1, 1, 1), s4)
+    p = t.softmax(x, s4)
+    p3 = t.reshape(p, s4, (bh, LQ, LK))
+    v4 = tiled("%v", DV)
+    v3 = t.reshape(v4, (B, HQ, LK, DV), (bh, LK, DV))
+    o = t.matmul(p3, (bh, LQ, LK), v3, (bh, LK, DV), (bh, LQ, DV))
+    out = t.reshape(o, (bh, LQ, DV), (B, HQ, LQ, DV))
+    return Func("tosa_causal_select_tile_gqa", [
+        ("q", ty((B, HQ, LQ, D)), randn((B, HQ, LQ, D))),
+        ("k", ty((B, HKV, LK, D)), randn((B, HKV, LK, D))),
+        ("v", ty((B, HKV, LK, DV)), randn((B, HKV, LK, DV)))],
+        ty((B, HQ, LQ, DV)), t.body(out, ty((B, HQ, LQ, DV))))
+
+
+def k_tosa_f16():
+    bh = B * H
+    shp = (bh, LQ, LK)
+    t = Tosa()
+    kt = t.transpose("%k", (bh, LK, D), (0, 2, 1), "f16")
+    s = t.matmul("%q", (bh, LQ, D), kt, (bh, D, LK), shp, "f16", "f16")
+    s32 = t.unary("cast", s, shp, "f16", "f32")
+    c = t.const("0.353553385", (1, 1, 1))
+    x = t.binary("mul", s32, shp, c, (1, 1, 1), shp)
+    p = t.softmax(x, shp)
+    p16 = t.unary("cast", p, shp, "f32", "f16")
+    o = t.matmul(p16, shp, "%v", (bh, LK, DV), (bh, LQ, DV), "f16", "f16")
+    return Func("tosa_f16_cast_around_softmax", [
+        ("q", ty((bh, LQ, D), "f16"), randn((bh, LQ, D))),
+        ("k", ty((bh, LK, D), "f16"), randn((bh, LK, D))),
+        ("v", ty((bh, LK, DV), "f16"), randn((bh, LK, DV)))],
+        ty((bh, LQ, DV), "f16"), t.body(o, ty((bh, LQ, DV), "f16")))
+
+
+TOSA_TO_LINALG = ("'builtin.module(func.func(tosa-to-linalg-named,"
+                  "tosa-to-linalg,tosa-to-arith,tosa-to-tensor))'")
+
 FAMILIES = {
     "linalg": ("matmuls and softmax forms in linalg on tensors",
                [k_generic4, k_bmm_softmax, k_matmul_recip, k_bmm_maps_reduce,
@@ -669,6 +863,12 @@ FAMILIES = {
     "reduced-precision": ("in f16 and bf16 with f32 softmax",
                           [k_f16_upcast_softmax, k_bf16_mixed],
                           "--rtol 1e-2 --atol 1e-2"),
+    "tosa": ("in TOSA, lowered with tosa-to-linalg after raising",
+             [k_tosa_tflite, k_tosa_select_tile_gqa],
+             "--rtol 1e-4 --atol 1e-5 --lower-first=" + TOSA_TO_LINALG),
+    "tosa-f16": ("in TOSA with f16 tensors",
+                 [k_tosa_f16],
+                 "--rtol 1e-2 --atol 1e-2 --lower-first=" + TOSA_TO_LINALG),
 }
 
 

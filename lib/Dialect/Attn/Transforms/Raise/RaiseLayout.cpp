@@ -204,6 +204,21 @@ static Value transposeOf(OpBuilder &b, Location loc, Value x,
                          ArrayRef<int64_t> perm) {
   if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
     return x;
+  // Reuse a transpose the graph already has.
+  Block *block = b.getInsertionBlock();
+  auto dominates = [&](Operation *op) {
+    return op->getBlock() == block && b.getInsertionPoint() != block->end() &&
+           op->isBeforeInBlock(&*b.getInsertionPoint());
+  };
+  for (Operation *user : x.getUsers()) {
+    if (auto tr = dyn_cast<linalg::TransposeOp>(user);
+        tr && tr.hasPureTensorSemantics() && tr.getInput() == x &&
+        tr.getPermutation() == perm && dominates(tr))
+      return tr.getResult()[0];
+    if (auto tr = dyn_cast<tosa::TransposeOp>(user);
+        tr && llvm::equal(tr.getPerms(), perm) && dominates(tr))
+      return tr.getResult();
+  }
   // Compose with a transpose that produced x: no transpose of a transpose.
   if (auto tr = x.getDefiningOp<linalg::TransposeOp>();
       tr && tr.hasPureTensorSemantics()) {
@@ -276,6 +291,39 @@ static Value collapseTo(OpBuilder &b, Location loc, Value x,
 Value raise::toOpLayout(OpBuilder &b, Location loc, const Space &space,
                         Value source, const DimMap &desc, ArrayRef<int> tail,
                         const OpLayout &layout, ArrayRef<bool> full) {
+  // Already in op layout: nothing to do.
+  if (desc.size() == layout.groups.size() + tail.size()) {
+    bool same = true;
+    for (auto [i, g] : llvm::enumerate(layout.groups)) {
+      DimRef r = desc[i];
+      // r must cover a run of g in order; g's other factors must be unit
+      // dims that are not materialized.
+      if (!r.isUnit() && !space.isFactorRange(r)) {
+        same = false;
+        continue;
+      }
+      SmallVector<int> in;
+      for (auto [k, f] : llvm::enumerate(g)) {
+        if (r.contains(f))
+          in.push_back(k);
+        else if (full[f])
+          same = false;
+      }
+      if (static_cast<int>(in.size()) != r.hi - r.lo)
+        same = false;
+      for (auto [t, k] : llvm::enumerate(in))
+        if (k != in.front() + static_cast<int>(t) || g[k] != r.lo + int(t))
+          same = false;
+    }
+    for (auto [j, role] : llvm::enumerate(tail)) {
+      DimRef r = desc[layout.groups.size() + j];
+      if (!r.isUnit() && r != DimRef::of(role))
+        same = false;
+    }
+    if (same)
+      return source;
+  }
+
   Value x = source;
   DimMap d = desc;
 
