@@ -307,29 +307,46 @@ Status Analysis::attempt(SmallVector<int64_t> &factors, int pIdx) {
   SmallVector<int> full, shared;
   for (int f = 0; f < n; ++f)
     (common[f] ? shared : full).push_back(f);
+  // Op batch dims follow q's dims (so q needs no reshape), one per factor,
+  // except that the factors K/V are broadcast along form the head dim, last.
+  // Where q holds them in one dim with the last factor K/V do have (the kv
+  // head), that factor joins the head: GQA with Hkv < Hq. Otherwise (MQA:
+  // q [B, H], k [B]) the broadcast factors are the head on their own.
   OpLayout &layout = plan.layout;
-  layout.perm = full;
-  llvm::append_range(layout.perm, shared);
-  if (n == 0) {
-    layout.groups = {{}};
-  } else if (shared.empty() || full.size() < 2) {
-    // Without batch dims to spare, the broadcast factors form the head dim
-    // on their own (MQA: q [B, H], k [B, 1]).
-    for (int f : full)
+  int lastFull = full.empty() ? -1 : full.back();
+  bool fuse = false;
+  if (lastFull >= 0 && !shared.empty())
+    for (DimRef r : plan.q.desc)
+      if (space.isFactorRange(r) && r.contains(lastFull) &&
+          llvm::all_of(shared, [&](int f) { return r.contains(f); }))
+        fuse = true;
+  SmallVector<int> head, placed;
+  for (DimRef r : plan.q.desc) {
+    if (r.isUnit()) {
+      layout.groups.push_back({});
+      continue;
+    }
+    if (!space.isFactorRange(r))
+      continue;
+    for (int f = r.lo; f < r.hi; ++f) {
+      placed.push_back(f);
+      if (common[f] || (fuse && f == lastFull))
+        continue;
       layout.groups.push_back({f});
-    if (!shared.empty())
-      layout.groups.push_back(shared);
-  } else {
-    // GQA: the last factor K/V do have is the kv head; fused with the
-    // broadcast factors it is the query head.
-    for (size_t i = 0; i + 1 < full.size(); ++i)
-      layout.groups.push_back({full[i]});
-    SmallVector<int> head;
-    if (!full.empty())
-      head.push_back(full.back());
-    llvm::append_range(head, shared);
-    layout.groups.push_back(head);
+    }
   }
+  for (int f : full) // factors q is broadcast along
+    if (!llvm::is_contained(placed, f))
+      layout.groups.push_back({f});
+  if (fuse)
+    head.push_back(lastFull);
+  llvm::append_range(head, shared);
+  if (!head.empty())
+    layout.groups.push_back(head);
+  if (layout.groups.empty())
+    layout.groups.push_back({});
+  for (const SmallVector<int> &g : layout.groups)
+    llvm::append_range(layout.perm, g);
   plan.kvFull.assign(n, true);
   for (int f = 0; f < n; ++f)
     plan.kvFull[f] = !common[f];
@@ -847,7 +864,20 @@ struct AttnRaisePass : attn::impl::AttnRaiseBase<AttnRaisePass> {
       return;
     }
     second->getResult(0).replaceAllUsesWith(*result);
-    eraseDead({second}, erased);
+    // A reshape the graph applied to the result may just undo ours.
+    SmallVector<Operation *> dead = {second};
+    if (auto collapse = result->getDefiningOp<tensor::CollapseShapeOp>()) {
+      for (Operation *user : llvm::make_early_inc_range(result->getUsers()))
+        if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user);
+            expand && expand.getType() == collapse.getSrcType() &&
+            expand.getReassociationIndices() ==
+                collapse.getReassociationIndices()) {
+          expand.getResult().replaceAllUsesWith(collapse.getSrc());
+          dead.push_back(expand);
+        }
+      dead.push_back(collapse);
+    }
+    eraseDead(dead, erased);
   }
 };
 

@@ -262,8 +262,8 @@ TracedOperand traceOperand(const Space &space, Value v, DimMap desc,
                            std::optional<RefineRequest> &refine);
 
 /// How factors become the op's batch dims: `perm` orders the factors, and
-/// each group (consecutive in `perm`) is fused into one op dim. One empty
-/// group stands for a unit head dim when there are no factors.
+/// each group (consecutive in `perm`) is fused into one op dim; an empty
+/// group is a unit dim.
 struct OpLayout {
   SmallVector<int> perm;
   SmallVector<SmallVector<int>> groups;

@@ -435,30 +435,31 @@ Value raise::toOpLayout(OpBuilder &b, Location loc, const Space &space,
             .getResult()[0];
   }
 
-  // (e) Fuse the factors of each op batch dim.
-  SmallVector<ReassociationIndices> groups;
-  int64_t pos = 0;
-  bool emptyGroup = false;
+  // (e) Fuse the factors of each op batch dim; empty groups are unit dims.
+  SmallVector<ReassociationIndices> fuse;
+  SmallVector<int64_t> kept;
+  int64_t pos = 0, outPos = 0;
   for (const SmallVector<int> &g : layout.groups) {
     if (g.empty()) {
-      emptyGroup = true;
+      ++outPos;
       continue;
     }
     ReassociationIndices group;
     for (size_t i = 0; i < g.size(); ++i)
       group.push_back(pos++);
-    groups.push_back(group);
+    fuse.push_back(group);
+    kept.push_back(outPos++);
   }
-  for (size_t i = 0; i < tail.size(); ++i)
-    groups.push_back({pos++});
-  x = collapseTo(b, loc, x, groups);
-  if (emptyGroup) {
-    SmallVector<int64_t> shape = {1};
-    llvm::append_range(shape, shapeOf(x));
-    SmallVector<ReassociationIndices> reassoc = {{0, 1}};
-    for (size_t i = 2; i < shape.size(); ++i)
-      reassoc.push_back({static_cast<int64_t>(i)});
-    x = expandTo(b, loc, x, shape, reassoc);
+  for (size_t i = 0; i < tail.size(); ++i) {
+    fuse.push_back({pos++});
+    kept.push_back(outPos++);
+  }
+  x = collapseTo(b, loc, x, fuse);
+  if (static_cast<int64_t>(kept.size()) != outPos) {
+    SmallVector<int64_t> fused = shapeOf(x), shape(outPos, 1);
+    for (auto [k, p] : llvm::enumerate(kept))
+      shape[p] = fused[k];
+    x = expandTo(b, loc, x, shape, unitInsertion(outPos, kept));
   }
   return x;
 }
@@ -468,29 +469,40 @@ Value raise::fromOpLayout(OpBuilder &b, Location loc, const Space &space,
                           const OpLayout &layout) {
   Value x = value;
   SmallVector<int64_t> cur = shapeOf(x);
-  // Per-factor dims [perm..., tail...].
-  if (layout.groups.size() == 1 && layout.groups.front().empty()) {
-    SmallVector<ReassociationIndices> reassoc = {{0, 1}};
-    for (size_t i = 2; i < cur.size(); ++i)
-      reassoc.push_back({static_cast<int64_t>(i)});
-    x = collapseTo(b, loc, x, reassoc);
-  } else {
-    SmallVector<ReassociationIndices> reassoc;
-    SmallVector<int64_t> shape;
-    for (const SmallVector<int> &g : layout.groups) {
-      ReassociationIndices group;
-      for (int f : g) {
-        group.push_back(shape.size());
-        shape.push_back(space.factorSize(f));
-      }
-      reassoc.push_back(group);
+  // Drop the unit dims of empty groups, then split groups into factors:
+  // [perm..., tail...].
+  SmallVector<ReassociationIndices> drop;
+  ReassociationIndices pending;
+  SmallVector<int64_t> kept;
+  int64_t ng = layout.groups.size();
+  for (int64_t i = 0; i < ng + static_cast<int64_t>(tail.size()); ++i) {
+    pending.push_back(i);
+    if (i >= ng || !layout.groups[i].empty()) {
+      drop.push_back(pending);
+      pending.clear();
+      kept.push_back(cur[i]);
     }
-    for (size_t i = 0; i < tail.size(); ++i) {
-      reassoc.push_back({static_cast<int64_t>(shape.size())});
-      shape.push_back(cur[layout.groups.size() + i]);
-    }
-    x = expandTo(b, loc, x, shape, reassoc);
   }
+  x = collapseTo(b, loc, x, drop);
+  SmallVector<ReassociationIndices> reassoc;
+  SmallVector<int64_t> shape;
+  size_t numFused = 0;
+  for (const SmallVector<int> &g : layout.groups) {
+    if (g.empty())
+      continue;
+    ReassociationIndices group;
+    for (int f : g) {
+      group.push_back(shape.size());
+      shape.push_back(space.factorSize(f));
+    }
+    reassoc.push_back(group);
+    ++numFused;
+  }
+  for (size_t i = 0; i < tail.size(); ++i) {
+    reassoc.push_back({static_cast<int64_t>(shape.size())});
+    shape.push_back(kept[numFused + i]);
+  }
+  x = expandTo(b, loc, x, shape, reassoc);
   // Roles of the current dims.
   SmallVector<int> roles(layout.perm.begin(), layout.perm.end());
   llvm::append_range(roles, tail);
