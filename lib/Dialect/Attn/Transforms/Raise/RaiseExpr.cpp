@@ -647,6 +647,9 @@ Expr *ExprBuilder::buildLinalg(Operation *op, unsigned resultIdx,
   }
   Type type = getElementTypeOrSelf(result.getType());
   if (reductionLoop >= 0) {
+    // Only single-input reductions can be part of a softmax.
+    if (linalgOp.getNumDpsInputs() != 1)
+      return leaf(result, map);
     // A row reduction binds J; it cannot be one if J is still free.
     for (DimRef r : map)
       if (r.contains(space.J()))

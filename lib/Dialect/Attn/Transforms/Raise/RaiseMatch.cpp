@@ -174,7 +174,8 @@ LogicalResult raise::classifyScores(ExprContext &ec, Expr *e, ScoreForm &form,
     return success();
   }
   if (!e->dependsOnScore) {
-    why = "the softmax input does not depend on the first matmul";
+    why = "the softmax input is not computed from a matmul (a sum of "
+          "products into a zero accumulator)";
     return failure();
   }
   if (e->kind != ExprKind::Op) {
