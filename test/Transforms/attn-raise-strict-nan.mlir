@@ -230,3 +230,33 @@ func.func @finite_bias_from_bool(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%fo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+// A causal diagonal below the main one: row 0 sees no key.
+// CHECK-LABEL: func @causal_strictly_lower
+// CHECK-NOT: attn.attention
+// CHECK: return
+func.func @causal_strictly_lower(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%ekt : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<2x4x4xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%fs : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x4x4xf32>) outs(%es : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %ninf = arith.constant 0xFF800000 : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %vis = arith.cmpi slt, %j, %i : index
+    %r = arith.select %vis, %a, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%es : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %eo = tensor.empty() : tensor<2x4x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @below {{attn-raise: not raised: strict-nan: with a causal diagonal below the main one the first rows see no key}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%fo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}

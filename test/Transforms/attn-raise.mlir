@@ -809,3 +809,33 @@ func.func @tosa_tile_select_causal(%q: tensor<1x4x2x8xf32>, %k: tensor<1x2x3x8xf
   %o = tosa.reshape %o3, %o4s : (tensor<4x2x8xf32>, !tosa.shape<4>) -> tensor<1x4x2x8xf32>
   return %o : tensor<1x4x2x8xf32>
 }
+
+// -----
+
+// A causal diagonal that is neither alignment (keys strictly before the
+// query: j < i) is top_left with an explicit causal_offset.
+// CHECK-LABEL: func @causal_strictly_lower
+// CHECK: %[[OFF:.*]] = arith.constant -1 : index
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : {{.*}}) outs({{.*}}) scale = 1.000000e+00 causal = top_left causal_offset(%[[OFF]]) ->
+func.func @causal_strictly_lower(%q: tensor<8x16x64xf32>, %k: tensor<8x16x64xf32>, %v: tensor<8x16x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x16x64xf32>) outs(%ekt : tensor<8x64x16xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x16xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x16xf32>) outs(%fs : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<8x16x16xf32>) outs(%es : tensor<8x16x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %ninf = arith.constant 0xFF800000 : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %vis = arith.cmpi slt, %j, %i : index
+    %r = arith.select %vis, %a, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x16xf32>) outs(%es : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}

@@ -467,6 +467,24 @@ def k_causal_iota_bottom_right():
                          softmax="named")
 
 
+def k_causal_offset_diagonal():
+    """j <= i + 2: neither alignment; top_left with causal_offset."""
+    steps = elementwise("x", [("s", ty(S4), None)], S4,
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %i = linalg.index 2 : index\n"
+                        "    %j = linalg.index 3 : index\n"
+                        "    %ii = arith.index_cast %i : index to i32\n"
+                        "    %ji = arith.index_cast %j : index to i32\n"
+                        "    %d = arith.subi %ji, %ii : i32\n"
+                        "    %two = arith.constant 2 : i32\n"
+                        "    %hide = arith.cmpi sgt, %d, %two : i32\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        "    %r = arith.select %hide, %ninf, %a : f32\n"
+                        "    linalg.yield %r : f32\n")
+    return masked_kernel("causal_shifted_diagonal", steps, [])
+
+
 def k_causal_constant_top_left():
     tri = np.where(np.arange(LK)[None, :] <= np.arange(LQ)[:, None], 0.0,
                    -np.inf).astype(np.float32)
@@ -853,7 +871,8 @@ FAMILIES = {
     "masks": ("with additive, boolean and causal masks",
               [k_additive_f16_bias, k_bool_select, k_masked_fill_eq0,
                k_one_minus_mask, k_causal_iota_bottom_right,
-               k_causal_constant_top_left, k_gpt2_style],
+               k_causal_offset_diagonal, k_causal_constant_top_left,
+               k_gpt2_style],
               "--rtol 1e-4 --atol 1e-5"),
     "layouts": ("with q/k/v layouts, folded heads and GQA/MQA broadcasts",
                 [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa],

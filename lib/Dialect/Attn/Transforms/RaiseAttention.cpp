@@ -69,6 +69,9 @@ struct Plan {
   SmallVector<ScoreForm::Term> addends;
   SmallVector<Expr *> predicates; // non-causal visibility
   std::optional<CausalAlignment> causal;
+  /// With causal = top_left: key j is visible to query i iff j <= i + offset,
+  /// for a diagonal that is neither top_left nor bottom_right.
+  std::optional<int64_t> causalOffset;
   Type elementType;
   OpLayout layout;
   SmallVector<bool> kvFull;
@@ -389,21 +392,41 @@ matchCausalTable(const Space &space, Evaluator &ev, Expr *e,
   for (int d = 0; d < space.numFactors(); ++d)
     if (used[d])
       return std::nullopt;
-  for (int64_t offset : {int64_t(0), space.lk - space.lq}) {
-    SmallVector<int64_t> point(space.J() + 1, 0);
-    bool ok = true;
-    for (int64_t i = 0; i < space.lq && ok; ++i) {
-      for (int64_t j = 0; j < space.lk && ok; ++j) {
-        point[space.I()] = i;
-        point[space.J()] = j;
-        std::optional<double> val = ev.eval(e, point);
-        ok = val && (j <= i + offset ? visible(*val) : hidden(*val));
-      }
+  // Classify every (i, j), take the diagonal from the first row that sees a
+  // key (its last visible key), then check the whole table against it.
+  std::vector<int8_t> table(space.lq * space.lk);
+  SmallVector<int64_t> point(space.J() + 1, 0);
+  for (int64_t i = 0; i < space.lq; ++i) {
+    for (int64_t j = 0; j < space.lk; ++j) {
+      point[space.I()] = i;
+      point[space.J()] = j;
+      std::optional<double> val = ev.eval(e, point);
+      if (!val)
+        return std::nullopt;
+      int8_t state = visible(*val) ? 1 : hidden(*val) ? 0 : -1;
+      if (state < 0)
+        return std::nullopt;
+      table[i * space.lk + j] = state;
     }
-    if (ok)
-      return offset;
   }
-  return std::nullopt;
+  std::optional<int64_t> offset;
+  for (int64_t i = 0; i < space.lq; ++i) {
+    int64_t last = -1;
+    for (int64_t j = 0; j < space.lk; ++j)
+      if (table[i * space.lk + j])
+        last = j;
+    if (last >= 0) {
+      offset = last - i;
+      break;
+    }
+  }
+  if (!offset)
+    return std::nullopt;
+  for (int64_t i = 0; i < space.lq; ++i)
+    for (int64_t j = 0; j < space.lk; ++j)
+      if ((j <= i + *offset) != (table[i * space.lk + j] == 1))
+        return std::nullopt;
+  return offset;
 }
 
 Status Analysis::resolveMasks(ScoreForm &form, Evaluator &ev) {
@@ -433,8 +456,6 @@ Status Analysis::resolveMasks(ScoreForm &form, Evaluator &ev) {
   // Causal predicates become the attribute; the rest the boolean mask.
   std::optional<int64_t> causalOffset;
   auto takeCausal = [&](int64_t offset) {
-    if (!alignmentOf(space, offset))
-      return false;
     if (causalOffset && *causalOffset != offset)
       return false;
     causalOffset = offset;
@@ -466,8 +487,13 @@ Status Analysis::resolveMasks(ScoreForm &form, Evaluator &ev) {
       return refuse("an additive term has unsupported type");
     plan.addends.push_back(t);
   }
-  if (causalOffset)
+  if (causalOffset) {
     plan.causal = alignmentOf(space, *causalOffset);
+    if (!plan.causal) {
+      plan.causal = CausalAlignment::TopLeft;
+      plan.causalOffset = causalOffset;
+    }
+  }
   return Status::Raise;
 }
 
@@ -475,6 +501,9 @@ Status Analysis::checkStrictNan(Evaluator &ev) {
   Space &space = plan.space;
   if (plan.causal == CausalAlignment::BottomRight && space.lq > space.lk)
     return refuse("strict-nan: with bottom_right causality and Lq > Lk the "
+                  "first rows see no key");
+  if (plan.causalOffset && *plan.causalOffset < 0)
+    return refuse("strict-nan: with a causal diagonal below the main one the "
                   "first rows see no key");
   for (const ScoreForm::Term &t : plan.addends) {
     auto [lo, hi] = valueRange(ev, t.expr);
@@ -514,7 +543,8 @@ Status Analysis::checkStrictNan(Evaluator &ev) {
       for (int64_t j = 0; j < space.lk && !any; ++j) {
         point[space.J()] = j;
         if (plan.causal) {
-          int64_t off = *plan.causal == CausalAlignment::TopLeft
+          int64_t off = plan.causalOffset ? *plan.causalOffset
+                        : *plan.causal == CausalAlignment::TopLeft
                             ? 0
                             : space.lk - space.lq;
           if (j > i + off)
@@ -762,8 +792,12 @@ FailureOr<Value> Rewriter::build(AttentionOp &op) {
   sizes.back() = tensor::getMixedSize(b, loc, vc, rank - 1);
   Value init = tensor::EmptyOp::create(b, loc, sizes, plan.elementType);
   // The convenience builder: stable across additions to the op's operands.
+  Value offset;
+  if (plan.causalOffset)
+    offset = arith::ConstantIndexOp::create(b, loc, *plan.causalOffset);
   op = AttentionOp::create(b, loc, qc, kc, vc, mask, bias, init,
-                           static_cast<float>(plan.scale), plan.causal);
+                           static_cast<float>(plan.scale), plan.causal,
+                           offset);
   if (plan.q.scale != 1.0 || plan.k.scale != 1.0) {
     NamedAttrList folded;
     if (plan.q.scale != 1.0)

@@ -89,7 +89,8 @@ def AttnRaise : Pass<"attn-raise"> {
       `select` against `-inf` or a large negative constant becomes a
       boolean `mask`; predicates on `linalg.index` (iota) and constant
       triangular masks (boolean or additive) that equal a causal mask
-      become the `causal` attribute with the matching alignment.
+      become the `causal` attribute with the matching alignment (another
+      diagonal: `top_left` with a `causal_offset`).
 
     The rewrite preserves what the program computes up to floating-point
     reassociation, with these documented exceptions:
@@ -103,8 +104,8 @@ def AttnRaise : Pass<"attn-raise"> {
       mean of the values (finite fill) in the unfused graph and 0 in the
       op. `strict-nan=true` refuses to raise wherever such a row is
       possible (a mask that is not a compile-time constant with a visible
-      key in every row, `bottom_right` causality with `Lq > Lk`, an
-      additive term that may be `-inf`).
+      key in every row, a causal diagonal that leaves the first rows
+      empty, an additive term that may be `-inf`).
 
     Everything else is refused and the graph left unchanged: a
     non-constant or per-element scale, nonlinear ops on the scores (e.g.
