@@ -842,6 +842,43 @@ def k_tosa_select_tile_gqa():
         ty((B, HQ, LQ, DV)), t.body(out, ty((B, HQ, LQ, DV))))
 
 
+def k_tosa_tile_repeat_order():
+    """K/V tiled along the head dim (torch .repeat): query head h reads kv
+    head h % Hkv, so the op's head dim needs a permutation of q."""
+    g = HQ // HKV
+    bh = B * HQ
+    s4 = (B, HQ, LQ, LK)
+    t = Tosa()
+
+    def tiled(x, d):
+        mult = t.fresh()
+        t.op(f"{mult} = tosa.const_shape {{values = dense<[1, {g}, 1, 1]> : "
+             f"tensor<4xindex>}} : () -> !tosa.shape<4>")
+        r = t.fresh()
+        t.op(f"{r} = tosa.tile {x}, {mult} : ({ty((B, HKV, LK, d))}, "
+             f"!tosa.shape<4>) -> {ty((B, HQ, LK, d))}")
+        return r
+
+    k4 = tiled("%k", D)
+    kt = t.transpose(k4, (B, HQ, LK, D), (0, 1, 3, 2))
+    k3 = t.reshape(kt, (B, HQ, D, LK), (bh, D, LK))
+    q3 = t.reshape("%q", (B, HQ, LQ, D), (bh, LQ, D))
+    s = t.matmul(q3, (bh, LQ, D), k3, (bh, D, LK), (bh, LQ, LK))
+    sc = t.reshape(s, (bh, LQ, LK), s4)
+    c = t.const("0.353553385", (1, 1, 1, 1))
+    x = t.binary("mul", sc, s4, c, (1, 1, 1, 1), s4)
+    p = t.softmax(x, s4)
+    p3 = t.reshape(p, s4, (bh, LQ, LK))
+    v3 = t.reshape(tiled("%v", DV), (B, HQ, LK, DV), (bh, LK, DV))
+    o = t.matmul(p3, (bh, LQ, LK), v3, (bh, LK, DV), (bh, LQ, DV))
+    out = t.reshape(o, (bh, LQ, DV), (B, HQ, LQ, DV))
+    return Func("tosa_tile_repeat_order_gqa", [
+        ("q", ty((B, HQ, LQ, D)), randn((B, HQ, LQ, D))),
+        ("k", ty((B, HKV, LK, D)), randn((B, HKV, LK, D))),
+        ("v", ty((B, HKV, LK, DV)), randn((B, HKV, LK, DV)))],
+        ty((B, HQ, LQ, DV)), t.body(out, ty((B, HQ, LQ, DV))))
+
+
 def k_tosa_f16():
     bh = B * H
     shp = (bh, LQ, LK)
@@ -883,7 +920,7 @@ FAMILIES = {
                           [k_f16_upcast_softmax, k_bf16_mixed],
                           "--rtol 1e-2 --atol 1e-2"),
     "tosa": ("in TOSA, lowered with tosa-to-linalg after raising",
-             [k_tosa_tflite, k_tosa_select_tile_gqa],
+             [k_tosa_tflite, k_tosa_select_tile_gqa, k_tosa_tile_repeat_order],
              "--rtol 1e-4 --atol 1e-5 --lower-first=" + TOSA_TO_LINALG),
     "tosa-f16": ("in TOSA with f16 tensors",
                  [k_tosa_f16],

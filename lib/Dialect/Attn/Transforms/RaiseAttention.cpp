@@ -821,11 +821,15 @@ FailureOr<Value> Rewriter::build(AttentionOp &op) {
 
 /// Erases `ops` and whatever becomes dead above them (including values
 /// captured by their regions).
+/// `erased` collects them (the pass skips candidates that were erased).
 void eraseDead(SmallVector<Operation *> worklist,
                DenseSet<Operation *> &erased) {
+  // Only ops erased here are known to be gone: addresses in `erased` from
+  // earlier rewrites may have been reused by new ops.
+  DenseSet<Operation *> gone;
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
-    if (erased.contains(op) || !isOpTriviallyDead(op))
+    if (gone.contains(op) || !isOpTriviallyDead(op))
       continue;
     op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands())
@@ -833,6 +837,7 @@ void eraseDead(SmallVector<Operation *> worklist,
           if (!op->isAncestor(def))
             worklist.push_back(def);
     });
+    gone.insert(op);
     erased.insert(op);
     op->erase();
   }
@@ -875,10 +880,21 @@ struct AttnRaisePass : attn::impl::AttnRaiseBase<AttnRaisePass> {
       missed(second, analysis.why);
       return;
     }
-    OpBuilder b(second);
+    // Records what the rewrite creates: peepholes may leave some unused.
+    // Only ops next to `second`: nested ones go away with their parents.
+    struct Recorder : OpBuilder::Listener {
+      Block *block;
+      SmallVector<Operation *> ops;
+      void notifyOperationInserted(Operation *op,
+                                   OpBuilder::InsertPoint) override {
+        if (op->getBlock() == block)
+          ops.push_back(op);
+      }
+    } recorder;
+    recorder.block = second->getBlock();
+    OpBuilder b(second, &recorder);
     AttentionOp op;
     Rewriter rewriter(b, second->getLoc(), analysis.plan, *analysis.ec);
-    // Remember what exists, to roll back a failed build.
     FailureOr<Value> result = rewriter.build(op);
     bool valid = succeeded(result) && op;
     if (valid) {
@@ -887,13 +903,8 @@ struct AttnRaisePass : attn::impl::AttnRaiseBase<AttnRaisePass> {
       valid = succeeded(verify(op));
     }
     if (!valid) {
-      SmallVector<Operation *> created;
-      if (succeeded(result))
-        if (Operation *def = result->getDefiningOp())
-          created.push_back(def);
-      if (op)
-        created.push_back(op);
-      eraseDead(created, erased);
+      // Roll back: everything created is unused once the op is gone.
+      eraseDead(recorder.ops, erased);
       missed(second, "internal: the raised op does not verify");
       return;
     }
@@ -911,6 +922,7 @@ struct AttnRaisePass : attn::impl::AttnRaiseBase<AttnRaisePass> {
         }
       dead.push_back(collapse);
     }
+    llvm::append_range(dead, recorder.ops);
     eraseDead(dead, erased);
   }
 };

@@ -768,8 +768,16 @@ Expr *ExprBuilder::buildLinalg(Operation *op, unsigned resultIdx,
     return leaf(result, map);
   if (kind == ExprKind::RSum && *start != 0.0)
     return badReduce(ec, type, "the row sum does not start from 0");
-  if (kind == ExprKind::RMax && *start > -1e30)
-    return badReduce(ec, type, "the row maximum does not start from -inf");
+  // A max that starts above every value of the type could exceed the row's
+  // true maximum: the graph would then compute something else.
+  auto floatType = dyn_cast<FloatType>(type);
+  if (kind == ExprKind::RMax &&
+      (!floatType ||
+       *start > -APFloat::getLargest(floatType.getFloatSemantics())
+                     .convertToDouble()))
+    return badReduce(ec, type,
+                     "the row maximum does not start from -inf or the "
+                     "lowest finite value");
   return reduction(kind, inner, type);
 }
 

@@ -281,10 +281,33 @@ static Value collapseTo(OpBuilder &b, Location loc, Value x,
                         ArrayRef<ReassociationIndices> reassoc) {
   if (reassoc.size() == shapeOf(x).size())
     return x;
-  if (auto expand = x.getDefiningOp<tensor::ExpandShapeOp>())
-    if (expand.getReassociationIndices() ==
-        SmallVector<ReassociationIndices>(reassoc))
+  if (auto expand = x.getDefiningOp<tensor::ExpandShapeOp>()) {
+    SmallVector<ReassociationIndices> split = expand.getReassociationIndices();
+    if (split == SmallVector<ReassociationIndices>(reassoc))
       return expand.getSrc();
+    // Collapsing whole groups of an expand is one collapse of its source.
+    SmallVector<int64_t> groupOf(shapeOf(x).size());
+    for (auto [g, group] : llvm::enumerate(split))
+      for (int64_t d : group)
+        groupOf[d] = g;
+    SmallVector<ReassociationIndices> composed;
+    bool whole = true;
+    for (const ReassociationIndices &group : reassoc) {
+      ReassociationIndices src;
+      for (int64_t d : group) {
+        int64_t g = groupOf[d];
+        if (src.empty() || src.back() != g)
+          src.push_back(g);
+      }
+      int64_t count = 0;
+      for (int64_t g : src)
+        count += split[g].size();
+      whole &= count == static_cast<int64_t>(group.size());
+      composed.push_back(src);
+    }
+    if (whole)
+      return collapseTo(b, loc, expand.getSrc(), composed);
+  }
   return tensor::CollapseShapeOp::create(b, loc, x, reassoc);
 }
 
