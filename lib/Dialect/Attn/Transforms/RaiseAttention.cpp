@@ -83,8 +83,8 @@ enum class Status { Raise, Refuse, Silent, Restart };
 class Analysis {
 public:
   Analysis(Operation *second, bool strictNan)
-      : ec(std::make_unique<ExprContext>(second->getContext())),
-        second(second), strictNan(strictNan) {}
+      : ec(std::make_unique<ExprContext>(second->getContext())), second(second),
+        strictNan(strictNan) {}
 
   /// Decides whether `second` can be raised; fills `plan` or `why`.
   Status run();
@@ -657,8 +657,8 @@ Value Rewriter::materialize(Expr *e, Value qc, Value kc) {
 
   // A leaf already holding the values: reshape it only.
   if (e->kind == ExprKind::Leaf && isa<RankedTensorType>(e->tensor.getType()))
-    return toOpLayout(b, loc, space, e->tensor, e->map,
-                      {space.I(), space.J()}, plan.layout, full);
+    return toOpLayout(b, loc, space, e->tensor, e->map, {space.I(), space.J()},
+                      plan.layout, full);
 
   // Otherwise compute it with a linalg.generic over [perm..., I, J].
   SmallVector<int> loopOf(space.E() + 1, -1);
@@ -780,8 +780,7 @@ FailureOr<Value> Rewriter::build(AttentionOp &op) {
         if (t.coeff != 1.0)
           x = ec.op(arith::MulFOp::getOperationName(), f32,
                     {x, ec.constFloat(f32, t.coeff)});
-        sum = sum ? ec.op(arith::AddFOp::getOperationName(), f32, {sum, x})
-                  : x;
+        sum = sum ? ec.op(arith::AddFOp::getOperationName(), f32, {sum, x}) : x;
       }
     }
     bias = materialize(sum, qc, kc);
@@ -796,8 +795,7 @@ FailureOr<Value> Rewriter::build(AttentionOp &op) {
   if (plan.causalOffset)
     offset = arith::ConstantIndexOp::create(b, loc, *plan.causalOffset);
   op = AttentionOp::create(b, loc, qc, kc, vc, mask, bias, init,
-                           static_cast<float>(plan.scale), plan.causal,
-                           offset);
+                           static_cast<float>(plan.scale), plan.causal, offset);
   if (plan.q.scale != 1.0 || plan.k.scale != 1.0) {
     NamedAttrList folded;
     if (plan.q.scale != 1.0)
@@ -806,8 +804,8 @@ FailureOr<Value> Rewriter::build(AttentionOp &op) {
       folded.set("k", b.getF32FloatAttr(plan.k.scale));
     op->setAttr("attn.folded_scale", folded.getDictionary(b.getContext()));
   }
-  Value result = convert(op.getResult(0), getElementTypeOrSelf(
-                                              plan.second.result.getType()));
+  Value result = convert(op.getResult(0),
+                         getElementTypeOrSelf(plan.second.result.getType()));
   result = fromOpLayout(b, loc, space, result, plan.outDesc,
                         {space.I(), space.E()}, plan.layout);
   Type expected = plan.second.result.getType();

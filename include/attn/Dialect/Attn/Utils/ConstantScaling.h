@@ -1,4 +1,5 @@
-//===- ConstantScaling.h - matchers for constant splats and scalings -*- C++ -*-===//
+//===- ConstantScaling.h - matchers for constant splats and scalings -*- C++
+//-*-===//
 //
 // Part of the attn-mlir project.
 //

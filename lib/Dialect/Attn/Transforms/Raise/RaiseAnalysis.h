@@ -167,8 +167,7 @@ struct Expr {
   bool isOp(StringRef name) const {
     return kind == ExprKind::Op && opName->getStringRef() == name;
   }
-  template <typename OpTy>
-  bool isOp() const {
+  template <typename OpTy> bool isOp() const {
     return isOp(OpTy::getOperationName());
   }
   std::optional<double> getConstFloat() const;
@@ -275,8 +274,8 @@ struct OpLayout {
 /// broadcast (materialized) where `full` says so; absent tail dims become
 /// unit dims.
 Value toOpLayout(OpBuilder &b, Location loc, const Space &space, Value source,
-                 const DimMap &desc, ArrayRef<int> tail,
-                 const OpLayout &layout, ArrayRef<bool> full);
+                 const DimMap &desc, ArrayRef<int> tail, const OpLayout &layout,
+                 ArrayRef<bool> full);
 
 /// The inverse for the result: `value` in op layout [groups..., I, E] to a
 /// tensor of `targetShape` whose dims are described by `desc`.

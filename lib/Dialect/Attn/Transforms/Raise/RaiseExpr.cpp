@@ -244,8 +244,9 @@ std::optional<ContractionInfo> raise::classifyContraction(Operation *op) {
       op->getNumResults() != 1)
     return std::nullopt;
   SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
-  if (maps.size() != 3 ||
-      !llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
+  if (maps.size() != 3 || !llvm::all_of(maps, [](AffineMap m) {
+        return m.isProjectedPermutation();
+      }))
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(maps);
@@ -255,8 +256,7 @@ std::optional<ContractionInfo> raise::classifyContraction(Operation *op) {
   unsigned numLoops = linalgOp.getNumLoops();
   if (dims->batch.size() + 3 != numLoops)
     return std::nullopt;
-  SmallVector<utils::IteratorType> iterators =
-      linalgOp.getIteratorTypesArray();
+  SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
   for (unsigned l = 0; l < numLoops; ++l) {
     bool isK = l == dims->k.front();
     if ((iterators[l] == utils::IteratorType::reduction) != isK)
@@ -321,9 +321,8 @@ Expr *ExprContext::intern(Expr proto) {
      << '|';
   for (Expr *o : proto.operands)
     os << static_cast<void *>(o) << ',';
-  os << '|'
-     << (proto.opName ? proto.opName->getAsOpaquePointer() : nullptr) << '|'
-     << proto.attrs.getAsOpaquePointer() << '|'
+  os << '|' << (proto.opName ? proto.opName->getAsOpaquePointer() : nullptr)
+     << '|' << proto.attrs.getAsOpaquePointer() << '|'
      << proto.value.getAsOpaquePointer() << '|'
      << proto.tensor.getAsOpaquePointer() << '|';
   for (DimRef r : proto.map)
@@ -397,9 +396,8 @@ bool raise::containsSoftmaxLike(Expr *e, int depth) {
     return true;
   if (depth == 0)
     return false;
-  return llvm::any_of(e->operands, [&](Expr *o) {
-    return containsSoftmaxLike(o, depth - 1);
-  });
+  return llvm::any_of(
+      e->operands, [&](Expr *o) { return containsSoftmaxLike(o, depth - 1); });
 }
 
 void raise::collectUsedDims(Expr *e, SmallVectorImpl<bool> &used,
@@ -487,9 +485,8 @@ DimMap ExprBuilder::broadcastOperand(Value operand, Value result,
   auto rt = cast<RankedTensorType>(result.getType());
   DimMap m;
   for (int64_t d = 0; d < rt.getRank(); ++d)
-    m.push_back(ot.getDimSize(d) == 1 && rt.getDimSize(d) != 1
-                    ? DimRef::unit()
-                    : map[d]);
+    m.push_back(ot.getDimSize(d) == 1 && rt.getDimSize(d) != 1 ? DimRef::unit()
+                                                               : map[d]);
   return m;
 }
 
@@ -632,8 +629,7 @@ Expr *ExprBuilder::buildLinalg(Operation *op, unsigned resultIdx,
       return leaf(result, map);
     loopRefs[d.getPosition()] = map[p];
   }
-  SmallVector<utils::IteratorType> iterators =
-      linalgOp.getIteratorTypesArray();
+  SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
   int reductionLoop = -1;
   for (unsigned l = 0; l < numLoops; ++l) {
     if (iterators[l] == utils::IteratorType::parallel) {
@@ -681,9 +677,9 @@ Expr *ExprBuilder::buildLinalg(Operation *op, unsigned resultIdx,
         readsOut = true;
         return nullptr;
       }
-      OpOperand *operand =
-          idx < numInputs ? linalgOp.getDpsInputOperand(idx)
-                          : linalgOp.getDpsInitOperand(idx - numInputs);
+      OpOperand *operand = idx < numInputs
+                               ? linalgOp.getDpsInputOperand(idx)
+                               : linalgOp.getDpsInitOperand(idx - numInputs);
       if (!isa<RankedTensorType>(operand->get().getType())) {
         e = build(operand->get(), {});
       } else {
@@ -835,9 +831,9 @@ Expr *ExprBuilder::buildTosa(Operation *op, const DimMap &map) {
   if (isa<tosa::EqualOp>(op))
     return compare(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
   if (isa<tosa::LogicalNotOp>(op))
-    return ec.op(arith::XOrIOp::getOperationName(), type,
-                 {operand(op->getOperand(0)),
-                  ec.constant(IntegerAttr::get(type, 1))});
+    return ec.op(
+        arith::XOrIOp::getOperationName(), type,
+        {operand(op->getOperand(0)), ec.constant(IntegerAttr::get(type, 1))});
   if (isa<tosa::SelectOp>(op))
     return ec.op(arith::SelectOp::getOperationName(), type,
                  {operand(op->getOperand(0)), operand(op->getOperand(1)),

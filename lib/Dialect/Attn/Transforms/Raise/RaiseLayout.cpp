@@ -44,9 +44,8 @@ static bool matches(const Space &space, Value v, const DimMap &desc) {
 /// A linalg op that only moves elements: one input, all loops parallel, the
 /// body yields the input element. Returns the input's DimMap given the
 /// output's, or nullopt (also when a non-batch dim would be broadcast).
-static std::optional<DimMap> traceCopyLike(const Space &space,
-                                           linalg::LinalgOp op,
-                                           const DimMap &desc) {
+static std::optional<DimMap>
+traceCopyLike(const Space &space, linalg::LinalgOp op, const DimMap &desc) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != op.getNumParallelLoops())
     return std::nullopt;
@@ -150,9 +149,9 @@ TracedOperand raise::traceOperand(const Space &space, Value v, DimMap desc,
       auto resType = cast<RankedTensorType>(reshape.getType());
       if (std::optional<SmallVector<ReassociationIndices>> reassoc =
               getReassociationIndicesForReshape(srcType, resType))
-        next = traceReshape(space, srcType, *reassoc,
-                            resType.getRank() > srcType.getRank(), desc,
-                            refine);
+        next =
+            traceReshape(space, srcType, *reassoc,
+                         resType.getRank() > srcType.getRank(), desc, refine);
     } else if (auto tile = dyn_cast<tosa::TileOp>(def)) {
       // Tiling a dim of size s by m is a broadcast along an outer factor m.
       SmallVector<int64_t> multiples;
@@ -245,8 +244,8 @@ static Value transposeOf(OpBuilder &b, Location loc, Value x,
 /// Reassociation that maps `from` dims onto `to` dims where `to` is `from`
 /// with unit dims inserted (keep[i] = position in `to` of from-dim i). A unit
 /// dim joins the group of the kept dim before it (leading ones the first).
-static SmallVector<ReassociationIndices>
-unitInsertion(int64_t toRank, ArrayRef<int64_t> keep) {
+static SmallVector<ReassociationIndices> unitInsertion(int64_t toRank,
+                                                       ArrayRef<int64_t> keep) {
   SmallVector<ReassociationIndices> groups;
   if (keep.empty())
     return groups;
@@ -264,8 +263,7 @@ unitInsertion(int64_t toRank, ArrayRef<int64_t> keep) {
 static Value expandTo(OpBuilder &b, Location loc, Value x,
                       ArrayRef<int64_t> shape,
                       ArrayRef<ReassociationIndices> reassoc) {
-  if (shape == ArrayRef<int64_t>(shapeOf(x)) &&
-      reassoc.size() == shape.size())
+  if (shape == ArrayRef<int64_t>(shapeOf(x)) && reassoc.size() == shape.size())
     return x;
   auto type = RankedTensorType::get(shape, getElementTypeOrSelf(x.getType()));
   // Undo a collapse rather than stacking an expand on it.
@@ -440,8 +438,7 @@ Value raise::toOpLayout(OpBuilder &b, Location loc, const Space &space,
     place(f, space.factorSize(f), full[f]);
   for (int role : tail)
     place(role, 1, false);
-  x = expandTo(b, loc, x, unitShape,
-               unitInsertion(unitShape.size(), keep));
+  x = expandTo(b, loc, x, unitShape, unitInsertion(unitShape.size(), keep));
   if (!broadcastDims.empty()) {
     SmallVector<OpFoldResult> sizes;
     SmallVector<OpFoldResult> unitSizes = tensor::getMixedSizes(b, loc, x);

@@ -408,46 +408,72 @@ std::optional<double> Evaluator::eval(Expr *e, ArrayRef<int64_t> point) {
   if (is(arith::SelectOp()))
     return x[0] != 0 ? x[1] : x[2];
   if (is(arith::CmpFOp())) {
-    auto pred = cast<arith::CmpFPredicateAttr>(e->attrs.get("predicate"))
-                    .getValue();
+    auto pred =
+        cast<arith::CmpFPredicateAttr>(e->attrs.get("predicate")).getValue();
     double a = x[0], b = x[1];
     bool unordered = std::isnan(a) || std::isnan(b);
     using P = arith::CmpFPredicate;
     switch (pred) {
-    case P::OEQ: return !unordered && a == b;
-    case P::ONE: return !unordered && a != b;
-    case P::OLT: return !unordered && a < b;
-    case P::OLE: return !unordered && a <= b;
-    case P::OGT: return !unordered && a > b;
-    case P::OGE: return !unordered && a >= b;
-    case P::UEQ: return unordered || a == b;
-    case P::UNE: return unordered || a != b;
-    case P::ULT: return unordered || a < b;
-    case P::ULE: return unordered || a <= b;
-    case P::UGT: return unordered || a > b;
-    case P::UGE: return unordered || a >= b;
-    case P::ORD: return !unordered;
-    case P::UNO: return unordered;
-    case P::AlwaysTrue: return 1.0;
-    case P::AlwaysFalse: return 0.0;
+    case P::OEQ:
+      return !unordered && a == b;
+    case P::ONE:
+      return !unordered && a != b;
+    case P::OLT:
+      return !unordered && a < b;
+    case P::OLE:
+      return !unordered && a <= b;
+    case P::OGT:
+      return !unordered && a > b;
+    case P::OGE:
+      return !unordered && a >= b;
+    case P::UEQ:
+      return unordered || a == b;
+    case P::UNE:
+      return unordered || a != b;
+    case P::ULT:
+      return unordered || a < b;
+    case P::ULE:
+      return unordered || a <= b;
+    case P::UGT:
+      return unordered || a > b;
+    case P::UGE:
+      return unordered || a >= b;
+    case P::ORD:
+      return !unordered;
+    case P::UNO:
+      return unordered;
+    case P::AlwaysTrue:
+      return 1.0;
+    case P::AlwaysFalse:
+      return 0.0;
     }
   }
   if (is(arith::CmpIOp())) {
-    auto pred = cast<arith::CmpIPredicateAttr>(e->attrs.get("predicate"))
-                    .getValue();
+    auto pred =
+        cast<arith::CmpIPredicateAttr>(e->attrs.get("predicate")).getValue();
     double a = x[0], b = x[1];
     using P = arith::CmpIPredicate;
-    bool isUnsigned = pred == P::ult || pred == P::ule || pred == P::ugt ||
-                      pred == P::uge;
+    bool isUnsigned =
+        pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
     if (isUnsigned && (a < 0 || b < 0))
       return std::nullopt;
     switch (pred) {
-    case P::eq: return a == b;
-    case P::ne: return a != b;
-    case P::slt: case P::ult: return a < b;
-    case P::sle: case P::ule: return a <= b;
-    case P::sgt: case P::ugt: return a > b;
-    case P::sge: case P::uge: return a >= b;
+    case P::eq:
+      return a == b;
+    case P::ne:
+      return a != b;
+    case P::slt:
+    case P::ult:
+      return a < b;
+    case P::sle:
+    case P::ule:
+      return a <= b;
+    case P::sgt:
+    case P::ugt:
+      return a > b;
+    case P::sge:
+    case P::uge:
+      return a >= b;
     }
   }
   return std::nullopt;
@@ -532,34 +558,59 @@ std::optional<int64_t> raise::matchCausalPredicate(const Space &space,
   Linear d{lhs->ci - rhs->ci, lhs->cj - rhs->cj, lhs->c - rhs->c};
   // Normalize to g <= 0 over integers.
   Linear g;
-  auto le = [&](Linear x) { g = x; };                  // x <= 0
+  auto le = [&](Linear x) { g = x; };                     // x <= 0
   auto lt = [&](Linear x) { g = {x.ci, x.cj, x.c + 1}; }; // x < 0
   auto neg = [](Linear x) { return Linear{-x.ci, -x.cj, -x.c}; };
   if (isInt) {
     using P = arith::CmpIPredicate;
-    P p = cast<arith::CmpIPredicateAttr>(pred->attrs.get("predicate"))
-              .getValue();
-    bool isUnsigned =
-        p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
+    P p =
+        cast<arith::CmpIPredicateAttr>(pred->attrs.get("predicate")).getValue();
+    bool isUnsigned = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
     if (isUnsigned && (!lhs->nonNegative() || !rhs->nonNegative()))
       return std::nullopt;
     switch (p) {
-    case P::sle: case P::ule: le(d); break;
-    case P::slt: case P::ult: lt(d); break;
-    case P::sge: case P::uge: le(neg(d)); break;
-    case P::sgt: case P::ugt: lt(neg(d)); break;
-    default: return std::nullopt;
+    case P::sle:
+    case P::ule:
+      le(d);
+      break;
+    case P::slt:
+    case P::ult:
+      lt(d);
+      break;
+    case P::sge:
+    case P::uge:
+      le(neg(d));
+      break;
+    case P::sgt:
+    case P::ugt:
+      lt(neg(d));
+      break;
+    default:
+      return std::nullopt;
     }
   } else {
     using P = arith::CmpFPredicate;
-    P p = cast<arith::CmpFPredicateAttr>(pred->attrs.get("predicate"))
-              .getValue();
+    P p =
+        cast<arith::CmpFPredicateAttr>(pred->attrs.get("predicate")).getValue();
     switch (p) {
-    case P::OLE: case P::ULE: le(d); break;
-    case P::OLT: case P::ULT: lt(d); break;
-    case P::OGE: case P::UGE: le(neg(d)); break;
-    case P::OGT: case P::UGT: lt(neg(d)); break;
-    default: return std::nullopt;
+    case P::OLE:
+    case P::ULE:
+      le(d);
+      break;
+    case P::OLT:
+    case P::ULT:
+      lt(d);
+      break;
+    case P::OGE:
+    case P::UGE:
+      le(neg(d));
+      break;
+    case P::OGT:
+    case P::UGT:
+      lt(neg(d));
+      break;
+    default:
+      return std::nullopt;
     }
   }
   if (negated) // !(g <= 0) <=> -g + 1 <= 0
@@ -607,7 +658,8 @@ std::pair<double, double> raise::valueRange(Evaluator &ev, Expr *e) {
   auto clampTo = [&](std::pair<double, double> x) {
     // Overflow of the result type turns into infinities.
     if (auto ft = dyn_cast<FloatType>(e->type)) {
-      double max = APFloat::getLargest(ft.getFloatSemantics()).convertToDouble();
+      double max =
+          APFloat::getLargest(ft.getFloatSemantics()).convertToDouble();
       if (x.first < -max)
         x.first = -kInf;
       if (x.second > max)
