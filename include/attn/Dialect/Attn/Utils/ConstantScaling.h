@@ -1,5 +1,4 @@
-//===- ConstantScaling.h - matchers for constant splats and scalings -*- C++
-//-*-===//
+//===- ConstantScaling.h - constant splats and scalings --------*- C++ -*-===//
 //
 // Part of the attn-mlir project.
 //
