@@ -839,3 +839,25 @@ func.func @causal_strictly_lower(%q: tensor<8x16x64xf32>, %k: tensor<8x16x64xf32
   %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
   return %o : tensor<8x16x64xf32>
 }
+
+// -----
+
+// linalg.matmul with a transposing indexing map for K, and linalg.contract
+// for p . v.
+// CHECK-LABEL: func @matmul_map_and_contract
+// CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<1x16x64xf32>, tensor<1x32x64xf32>, tensor<1x32x64xf32>) outs({{.*}}) scale = 1.000000e+00 ->
+// CHECK-NOT: linalg.matmul
+// CHECK-NOT: linalg.contract
+func.func @matmul_map_and_contract(%q: tensor<16x64xf32>, %k: tensor<32x64xf32>, %v: tensor<32x64xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %es = tensor.empty() : tensor<16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(i, j, d) -> (i, d)>, affine_map<(i, j, d) -> (j, d)>, affine_map<(i, j, d) -> (i, j)>]
+         ins(%q, %k : tensor<16x64xf32>, tensor<32x64xf32>) outs(%fs : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %p = linalg.softmax dimension(1) ins(%s : tensor<16x32xf32>) outs(%es : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %eo = tensor.empty() : tensor<16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %o = linalg.contract indexing_maps = [affine_map<(i, e, j) -> (i, j)>, affine_map<(i, e, j) -> (j, e)>, affine_map<(i, e, j) -> (i, e)>]
+         ins(%p, %v : tensor<16x32xf32>, tensor<32x64xf32>) outs(%fo : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %o : tensor<16x64xf32>
+}

@@ -389,15 +389,33 @@ bool raise::equivModCasts(Expr *a, Expr *b) {
   return true;
 }
 
-bool raise::containsSoftmaxLike(Expr *e, int depth) {
+/// Looks for the ingredients of a softmax: a softmax op, or exp together
+/// with a row reduction (so that SiLU, with exp but no reduction, and layer
+/// norm, with reductions but no exp, do not look like attention).
+static void scanSoftmaxParts(Expr *e, int depth, bool &softmax, bool &exp,
+                             bool &reduction, DenseSet<Expr *> &seen) {
+  if (!seen.insert(e).second)
+    return;
+  if (e->kind == ExprKind::Softmax ||
+      (e->kind == ExprKind::BadReduce &&
+       StringRef(e->note).starts_with("the softmax")))
+    softmax = true;
   if (e->kind == ExprKind::RSum || e->kind == ExprKind::RMax ||
-      e->kind == ExprKind::Softmax || e->kind == ExprKind::BadReduce ||
-      e->isOp<math::ExpOp>())
-    return true;
+      e->kind == ExprKind::BadReduce)
+    reduction = true;
+  if (e->isOp<math::ExpOp>())
+    exp = true;
   if (depth == 0)
-    return false;
-  return llvm::any_of(
-      e->operands, [&](Expr *o) { return containsSoftmaxLike(o, depth - 1); });
+    return;
+  for (Expr *o : e->operands)
+    scanSoftmaxParts(o, depth - 1, softmax, exp, reduction, seen);
+}
+
+bool raise::containsSoftmaxLike(Expr *e, int depth) {
+  bool softmax = false, exp = false, reduction = false;
+  DenseSet<Expr *> seen;
+  scanSoftmaxParts(e, depth, softmax, exp, reduction, seen);
+  return softmax || (exp && reduction);
 }
 
 void raise::collectUsedDims(Expr *e, SmallVectorImpl<bool> &used,
