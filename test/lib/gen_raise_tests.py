@@ -638,6 +638,64 @@ def k_torch_bmm_gqa():
         ty((B, HQ, LQ, DV)), body)
 
 
+def k_everything():
+    """BLHD inputs, GQA by broadcast + collapse, heads folded into 3-D batch
+    matmuls, a padding mask and a causal index compare in 4-D, the scale
+    after the masking, the result back in BLHD."""
+    g = HQ // HKV
+    bh = B * HQ
+    s4 = (B, HQ, LQ, LK)
+    body = transpose("qt", "q", (B, LQ, HQ, D), (0, 2, 1, 3))
+    body += (f"  %q3 = tensor.collapse_shape %qt [[0, 1], [2], [3]] : "
+             f"{ty((B, HQ, LQ, D))} into {ty((bh, LQ, D))}\n")
+    for name, x, d, perm in (("k", "k", D, (0, 2, 3, 1)),
+                             ("v", "v", DV, (0, 2, 1, 3))):
+        body += transpose(f"{name}t", x, (B, LK, HKV, d), (0, 2, 1, 3))
+        mid = (B, HKV, g, LK, d)
+        body += (f"  %{name}b_e = tensor.empty() : {ty(mid)}\n"
+                 f"  %{name}b = linalg.broadcast ins(%{name}t : "
+                 f"{ty((B, HKV, LK, d))}) outs(%{name}b_e : {ty(mid)}) "
+                 f"dimensions = [2]\n"
+                 f"  %{name}3 = tensor.collapse_shape %{name}b "
+                 f"[[0, 1, 2], [3], [4]] : {ty(mid)} into {ty((bh, LK, d))}\n")
+    body += transpose("kt3", "k3", (bh, LK, D), (0, 2, 1))
+    body += named_mm("batch_matmul", "s3", "q3", ty((bh, LQ, D)), "kt3",
+                     ty((bh, D, LK)), (bh, LQ, LK))
+    body += (f"  %s = tensor.expand_shape %s3 [[0, 1], [2], [3]] "
+             f"output_shape [{B}, {HQ}, {LQ}, {LK}] : {ty((bh, LQ, LK))} into "
+             f"{ty(s4)}\n")
+    body += elementwise("x", [("s", ty(s4), None),
+                              ("mask", ty((B, LK), "i1"), amap(4, ["a", "d"]))],
+                        s4,
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %i = linalg.index 2 : index\n"
+                        "    %j = linalg.index 3 : index\n"
+                        f"    %off = arith.constant {LK - LQ} : index\n"
+                        "    %lim = arith.addi %i, %off : index\n"
+                        "    %causal = arith.cmpi ule, %j, %lim : index\n"
+                        "    %vis = arith.andi %causal, %in1 : i1\n"
+                        "    %w = arith.select %vis, %in0, %ninf : f32\n"
+                        "    %r = arith.mulf %w, %c : f32\n"
+                        "    linalg.yield %r : f32\n")
+    body += softmax_named("p", "x", s4)
+    body += (f"  %p3 = tensor.collapse_shape %p [[0, 1], [2], [3]] : "
+             f"{ty(s4)} into {ty((bh, LQ, LK))}\n")
+    body += named_mm("batch_matmul", "o3", "p3", ty((bh, LQ, LK)), "v3",
+                     ty((bh, LK, DV)), (bh, LQ, DV))
+    body += (f"  %o4 = tensor.expand_shape %o3 [[0, 1], [2], [3]] "
+             f"output_shape [{B}, {HQ}, {LQ}, {DV}] : {ty((bh, LQ, DV))} into "
+             f"{ty((B, HQ, LQ, DV))}\n")
+    body += transpose("o", "o4", (B, HQ, LQ, DV), (0, 2, 1, 3))
+    body += f"  return %o : {ty((B, LQ, HQ, DV))}\n"
+    return Func("blhd_gqa_folded_heads_padding_and_causal", [
+        ("q", ty((B, LQ, HQ, D)), randn((B, LQ, HQ, D))),
+        ("k", ty((B, LK, HKV, D)), randn((B, LK, HKV, D))),
+        ("v", ty((B, LK, HKV, DV)), randn((B, LK, HKV, DV))),
+        ("mask", ty((B, LK), "i1"), padding(pad=(1, 2)))],
+        ty((B, LQ, HQ, DV)), body)
+
+
 # ---------------------------------------------------------------------------
 # Reduced precision
 # ---------------------------------------------------------------------------
@@ -912,7 +970,8 @@ FAMILIES = {
                k_gpt2_style],
               "--rtol 1e-4 --atol 1e-5"),
     "layouts": ("with q/k/v layouts, folded heads and GQA/MQA broadcasts",
-                [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa],
+                [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa,
+                 k_everything],
                 "--rtol 1e-4 --atol 1e-5"),
     # The unfused graphs round scores and probabilities to f16/bf16; the op
     # keeps them in f32, so the tolerance is a few ulps of the narrow type.

@@ -305,6 +305,26 @@ static Value collapseTo(OpBuilder &b, Location loc, Value x,
     }
     if (whole)
       return collapseTo(b, loc, expand.getSrc(), composed);
+    // Collapsing within the groups of an expand is a smaller expand.
+    SmallVector<ReassociationIndices> inner(split.size());
+    bool within = true;
+    for (auto [c, group] : llvm::enumerate(reassoc)) {
+      int64_t g = groupOf[group.front()];
+      within &= llvm::all_of(group, [&](int64_t d) { return groupOf[d] == g; });
+      inner[g].push_back(c);
+    }
+    if (within) {
+      SmallVector<int64_t> shape = shapeOf(x), out;
+      for (const ReassociationIndices &group : reassoc) {
+        int64_t size = 1;
+        for (int64_t d : group)
+          size = ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size)
+                     ? ShapedType::kDynamic
+                     : size * shape[d];
+        out.push_back(size);
+      }
+      return expandTo(b, loc, expand.getSrc(), out, inner);
+    }
   }
   return tensor::CollapseShapeOp::create(b, loc, x, reassoc);
 }
