@@ -118,8 +118,14 @@ def AttnRaise : Pass<"attn-raise"> {
     `attn-raise` (`--remarks-filter-missed=attn-raise`).
 
     Dead producers of the raised graph are erased; run `--canonicalize`
-    afterwards to fold further. The pass visits each op a bounded number of
-    times, so it runs in time linear in the size of the input.
+    afterwards to fold further. The layout ops the op needs are
+    `linalg.transpose`/`tensor` reshapes, also in TOSA graphs: lower the
+    remaining TOSA with `tosa-to-linalg-named`, `tosa-to-linalg`,
+    `tosa-to-arith` and `tosa-to-tensor` before `--attn-cpu-pipeline`.
+    Reshapes of the batch/head dims need static sizes (`Lq`, `Lk` and
+    batch dims that are not reshaped may be dynamic). Each candidate
+    matmul is analyzed with a bounded number of steps, so the pass runs in
+    time linear in the size of the input.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
