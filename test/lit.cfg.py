@@ -41,6 +41,15 @@ config.substitutions.append(
         f" --shared-libs {runner_libs}",
     )
 )
+config.substitutions.append(
+    (
+        "%raise-compare",
+        f"{python} {os.path.join(test_lib, 'raise_compare.py')}"
+        f" --attn-opt {os.path.join(config.attn_tools_dir, 'attn-opt')}"
+        f" --mlir-runner {os.path.join(config.llvm_tools_dir, 'mlir-runner')}"
+        f" --shared-libs {runner_libs}",
+    )
+)
 config.substitutions.append(("%attn_src_root", config.attn_src_root))
 config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
 

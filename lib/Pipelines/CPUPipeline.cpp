@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -20,11 +21,38 @@
 
 using namespace mlir;
 
+namespace {
+/// Decomposes linalg's aggregate ops (linalg.softmax) into generics, so that
+/// unfused graphs written with them lower too (e.g. to compare a graph
+/// before and after --attn-raise).
+struct DecomposeAggregatesPass
+    : PassWrapper<DecomposeAggregatesPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DecomposeAggregatesPass)
+  StringRef getArgument() const override {
+    return "attn-cpu-decompose-aggregates";
+  }
+  void runOnOperation() override {
+    SmallVector<linalg::AggregatedOpInterface> ops;
+    getOperation()->walk(
+        [&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::AggregatedOpInterface op : ops) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<SmallVector<Value>> results = op.decomposeOperation(rewriter);
+      if (failed(results) || results->size() != op->getNumResults())
+        continue;
+      rewriter.replaceOp(op, *results);
+    }
+  }
+};
+} // namespace
+
 void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
                                       const AttnCPUPipelineOptions &options) {
   if (options.fold)
     pm.addPass(createCanonicalizerPass());
   pm.addPass(createAttnDecompose());
+  pm.addNestedPass<func::FuncOp>(std::make_unique<DecomposeAggregatesPass>());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

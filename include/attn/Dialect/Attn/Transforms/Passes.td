@@ -53,4 +53,94 @@ def AttnDecompose : Pass<"attn-decompose"> {
   ];
 }
 
+def AttnRaise : Pass<"attn-raise"> {
+  let summary = "Recognize attention in unfused matmul-softmax-matmul graphs";
+  let description = [{
+    Finds scaled dot-product attention written out as separate ops, as
+    frontends emit it, and replaces it by one `attn.attention`. The matcher
+    is structural, not a list of fixed patterns: starting at every
+    contraction, it walks the dataflow of the operand that holds the
+    probabilities back through the softmax to the contraction that computes
+    the scores, and classifies every op it passes.
+
+    Accepted forms, in linalg on tensors and in TOSA:
+
+    * contractions: `linalg.matmul` / `linalg.batch_matmul` (also with
+      transposing indexing maps), `linalg.generic` contractions with any
+      number of batch dims, `tosa.matmul`; batch and head dims may be folded
+      by reshapes (`tensor.collapse_shape` / `expand_shape`, `tosa.reshape`)
+      around 3-D batch matmuls;
+    * layouts: `K^T` as `linalg.transpose`, `tosa.transpose`, a transposing
+      indexing map or an already transposed operand; q/k/v in
+      `[B, L, H, D]` permuted to `[B, H, L, D]`; K/V broadcast across head
+      groups (`linalg.broadcast`, broadcasting `linalg.generic`,
+      `tosa.tile`, with reshapes) is raised to grouped-query attention
+      (`Hkv < Hq`);
+    * softmax: `linalg.softmax`, or the decomposed chain (max, subtract,
+      exp, sum, divide or multiply by the reciprocal) in `linalg.generic`,
+      `linalg.reduce`, named linalg ops, arith/math on tensors or TOSA, with
+      or without the max subtraction, with f16/bf16 scores upcast to f32
+      around it;
+    * scale: multiplication or division by a constant of the scores, of q,
+      of k, or of both; no scale at all gives `scale = 1.0`. The op carries
+      the scale the graph applies, never an implied default (scalings of q
+      and k are recorded in `attn.folded_scale`);
+    * masks: additive float terms (any float type, broadcast) go to `bias`;
+      `select` against `-inf` or a large negative constant becomes a
+      boolean `mask`; predicates on `linalg.index` (iota) and constant
+      triangular masks (boolean or additive) that equal a causal mask
+      become the `causal` attribute with the matching alignment (another
+      diagonal: `top_left` with a `causal_offset`).
+
+    The rewrite preserves what the program computes up to floating-point
+    reassociation, with these documented exceptions:
+
+    * the op accumulates in f32 where the unfused graph may round scores
+      or probabilities to f16/bf16 (the raised program is more precise);
+    * a masked score is `-inf` in the op; a finite fill `f` counts as
+      `-inf` only when it reaches the softmax at `f <= -1000` (then
+      `exp(f - m)` is 0 in f32 for every row maximum `m > f + 104`);
+    * a row in which every key is masked gives NaN (fill `-inf`) or the
+      mean of the values (finite fill) in the unfused graph and 0 in the
+      op. `strict-nan=true` refuses to raise wherever such a row is
+      possible (a mask that is not a compile-time constant with a visible
+      key in every row, a causal diagonal that leaves the first rows
+      empty, an additive term that may be `-inf`).
+
+    Everything else is refused and the graph left unchanged: a
+    non-constant or per-element scale, nonlinear ops on the scores (e.g.
+    `tanh` soft-capping), dropout or any other use of the probabilities, a
+    mask fill that is not effectively `-inf`, a softmax or contraction over
+    the wrong dim, a non-zero accumulator. With `report=true` each refusal
+    is reported as a remark at the second matmul, e.g.
+    `attn-raise: not raised: the scale is not a compile-time constant`;
+    the same remarks go to the MLIR remark engine under the category
+    `attn-raise` (`--remarks-filter-missed=attn-raise`).
+
+    Dead producers of the raised graph are erased; run `--canonicalize`
+    afterwards to fold further. The layout ops the op needs are
+    `linalg.transpose`/`tensor` reshapes, also in TOSA graphs: lower the
+    remaining TOSA with `tosa-to-linalg-named`, `tosa-to-linalg`,
+    `tosa-to-arith` and `tosa-to-tensor` before `--attn-cpu-pipeline`.
+    Reshapes of the batch/head dims need static sizes (`Lq`, `Lk` and
+    batch dims that are not reshaped may be dynamic). Each candidate
+    matmul is analyzed with a bounded number of steps, so the pass runs in
+    time linear in the size of the input.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark at the second matmul of every attention-like "
+           "graph that is not raised, naming the check that failed">,
+    Option<"strictNan", "strict-nan", "bool", /*default=*/"false",
+           "Refuse to raise where a row could be fully masked (the unfused "
+           "softmax gives NaN there, the op gives 0)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::attn::AttnDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_TD

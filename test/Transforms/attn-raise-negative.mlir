@@ -1,0 +1,326 @@
+// RUN: attn-opt %s --attn-raise="report=true" --split-input-file --verify-diagnostics
+// RUN: attn-opt %s --split-input-file > %t.before
+// RUN: attn-opt %s --attn-raise --split-input-file > %t.after
+// RUN: diff %t.before %t.after
+
+// Every refusal of --attn-raise: the graph differs from attention in a way
+// attn.attention cannot express, so it is left unchanged (the diff above)
+// and a remark at the second matmul names the check that failed.
+
+// The scale is a function argument.
+func.func @runtime_scale(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %scale: f32) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %m = arith.mulf %a, %scale : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scale is not a compile-time constant}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// A non-splat constant tensor multiplies the scores.
+func.func @per_element_constant_scale(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %c = arith.constant dense<[[[0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25]]]> : tensor<1x1x32xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (0, 0, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %c : tensor<8x16x32xf32>, tensor<1x1x32xf32>) outs(%es : tensor<8x16x32xf32>) {
+  ^bb0(%a: f32, %f: f32, %out: f32):
+    %m = arith.mulf %a, %f : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scale varies per element}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// Dropout: the probabilities are multiplied by a mask after the softmax.
+func.func @dropout(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %keep: tensor<8x16x32xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %p0 = linalg.softmax dimension(2) ins(%s : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %p = arith.mulf %p0, %keep : tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the probabilities pass through 'arith.mulf' after the softmax (dropout?)}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// The probabilities are also returned.
+func.func @probabilities_escape(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> (tensor<8x16x64xf32>, tensor<8x16x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%s : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores or probabilities are also used by 'func.return'}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o, %p : tensor<8x16x64xf32>, tensor<8x16x32xf32>
+}
+
+// -----
+
+// masked_fill with -100: not effectively -inf for attention scores.
+func.func @fill_not_negative_enough(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %m: tensor<8x32xi1>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %m : tensor<8x16x32xf32>, tensor<8x32xi1>) outs(%es : tensor<8x16x32xf32>) {
+  ^bb0(%a: f32, %keep: i1, %out: f32):
+    %fill = arith.constant -100.0 : f32
+    %r = arith.select %keep, %a, %fill : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the mask fill -100 is not effectively -inf (it must reach the softmax at -inf or <= -1000)}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// -1e4 is a fine fill, but the scores are then divided by 100.
+func.func @fill_scaled_too_small(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %m: tensor<8x32xi1>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %m : tensor<8x16x32xf32>, tensor<8x32xi1>) outs(%es : tensor<8x16x32xf32>) {
+  ^bb0(%a: f32, %keep: i1, %out: f32):
+    %fill = arith.constant -1.0e+04 : f32
+    %c = arith.constant 100.0 : f32
+    %w = arith.select %keep, %a, %fill : f32
+    %r = arith.divf %w, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the mask fill -100 is not effectively -inf (it must reach the softmax at -inf or <= -1000)}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// The fill is not a constant.
+func.func @runtime_fill(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %m: tensor<8x32xi1>, %fill: f32) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %m : tensor<8x16x32xf32>, tensor<8x32xi1>) outs(%es : tensor<8x16x32xf32>) {
+  ^bb0(%a: f32, %keep: i1, %out: f32):
+    %r = arith.select %keep, %a, %fill : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the mask fill is not a compile-time constant}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// A runtime bias added after a finite fill could lift masked scores.
+func.func @lifted_after_mask(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %m: tensor<8x32xi1>, %bias: tensor<8x32xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, j)>, affine_map<(b, i, j) -> (b, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %m, %bias : tensor<8x16x32xf32>, tensor<8x32xi1>, tensor<8x32xf32>) outs(%es : tensor<8x16x32xf32>) {
+  ^bb0(%a: f32, %keep: i1, %b: f32, %out: f32):
+    %fill = arith.constant -1.0e+04 : f32
+    %w = arith.select %keep, %a, %fill : f32
+    %r = arith.addf %w, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: an additive term after the mask could lift masked scores above -1000}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// The softmax runs over the query dim; the second matmul contracts the key dim.
+func.func @softmax_wrong_dim(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(1) ins(%s : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the softmax normalizes along the query dim, not along the dim the second matmul contracts}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// Gemma-style soft-capping: tanh of the scores.
+func.func @tanh_softcap(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = math.tanh %s : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores pass through 'math.tanh', which attn.attention cannot express}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// The max subtracted is the maximum of other values.
+func.func @max_of_other_scores(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %other: tensor<8x16x32xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %er = tensor.empty() : tensor<8x16xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %max = linalg.reduce ins(%other : tensor<8x16x32xf32>) outs(%fm : tensor<8x16xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %r = arith.maximumf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %maxb = linalg.broadcast ins(%max : tensor<8x16xf32>) outs(%es : tensor<8x16x32xf32>) dimensions = [2]
+  %d = arith.subf %s, %maxb : tensor<8x16x32xf32>
+  %e = math.exp %d : tensor<8x16x32xf32>
+  %fz = linalg.fill ins(%zero : f32) outs(%er : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %sum = linalg.reduce ins(%e : tensor<8x16x32xf32>) outs(%fz : tensor<8x16xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %sumb = linalg.broadcast ins(%sum : tensor<8x16xf32>) outs(%es : tensor<8x16x32xf32>) dimensions = [2]
+  %p = arith.divf %e, %sumb : tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the row maximum subtracted before exp is not taken over the same scores}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// The denominator sums exponentials of other values.
+func.func @sum_of_other_exponentials(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %other: tensor<8x16x32xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %e = math.exp %s : tensor<8x16x32xf32>
+  %e2 = math.exp %other : tensor<8x16x32xf32>
+  %er = tensor.empty() : tensor<8x16xf32>
+  %fz = linalg.fill ins(%zero : f32) outs(%er : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %sum = linalg.reduce ins(%e2 : tensor<8x16x32xf32>) outs(%fz : tensor<8x16xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %sumb = linalg.broadcast ins(%sum : tensor<8x16xf32>) outs(%es : tensor<8x16x32xf32>) dimensions = [2]
+  %p = arith.divf %e, %sumb : tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the row sum does not add up the exponentials it divides}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// The first matmul accumulates into a non-zero tensor.
+func.func @nonzero_accumulator(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %acc: tensor<8x16x32xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%acc : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%s : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the softmax input is not computed from a matmul (a sum of products into a zero accumulator)}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// The scores of two matmuls are added (e.g. a relative-position term).
+func.func @two_score_matmuls(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %rel: tensor<8x64x32xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s2 = linalg.batch_matmul ins(%q, %rel : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = arith.addf %s, %s2 : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores are added to another score-dependent value}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
