@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -51,6 +53,14 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
                                       const AttnCPUPipelineOptions &options) {
   if (options.fold)
     pm.addPass(createCanonicalizerPass());
+  if (options.fused) {
+    AttnTileOptions tile;
+    tile.qTile = options.qTile;
+    tile.kvTile = options.kvTile;
+    pm.addPass(createAttnTile(tile));
+  }
+  // Ops the fused path leaves (memrefs, dynamic head dims) and the unfused
+  // configuration.
   pm.addPass(createAttnDecompose());
   pm.addNestedPass<func::FuncOp>(std::make_unique<DecomposeAggregatesPass>());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
@@ -63,6 +73,17 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.threads) {
+    pm.addPass(createForallToParallelLoopPass());
+    pm.addPass(createConvertSCFToOpenMPPass());
+  } else {
+    pm.addPass(createForallToForLoopPass());
+  }
+  // n-D and strided transfers become loops of 1-D transfers (not unrolled:
+  // that keeps the LLVM IR small), tails become guarded transfers.
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -70,12 +91,16 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  if (options.threads)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

@@ -21,11 +21,29 @@ struct AttnCPUPipelineOptions
       llvm::cl::desc("Canonicalize attn ops first, so that scalings of q and "
                      "k fold into the scale attribute"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fused{
+      *this, "fused",
+      llvm::cl::desc("Lower attention with --attn-tile (tiled online softmax "
+                     "on vectors); false: the unfused --attn-decompose "
+                     "reference, which materializes the score matrix"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> qTile{
+      *this, "q-tile", llvm::cl::desc("Query rows per tile (fused)"),
+      llvm::cl::init(16)};
+  PassOptions::Option<int64_t> kvTile{
+      *this, "kv-tile", llvm::cl::desc("Keys per online-softmax block (fused)"),
+      llvm::cl::init(32)};
+  PassOptions::Option<bool> threads{
+      *this, "threads",
+      llvm::cl::desc("Run the tiles in parallel with OpenMP (the program then "
+                     "needs libomp at run time); false: one thread"),
+      llvm::cl::init(false)};
 };
 
 /// Lowers a module of functions on tensors (func, arith, math, tensor,
 /// linalg and attn ops) to the LLVM dialect, ready for mlir-runner or
-/// mlir-translate. attn.attention goes through --attn-decompose.
+/// mlir-translate. attn.attention goes through --attn-tile (fused, the
+/// default) or --attn-decompose.
 void buildAttnCPUPipeline(OpPassManager &pm,
                           const AttnCPUPipelineOptions &options);
 

@@ -75,9 +75,9 @@ struct FoldInputScaling : OpRewritePattern<AttentionOp> {
     if (!std::isfinite(static_cast<float>(scale)))
       return rewriter.notifyMatchFailure(op, "folded scale is not finite");
 
-    AttentionOp newOp = rebuild(
-        rewriter, op, q ? q->unscaled : op.getQuery(),
-        k ? k->unscaled : op.getKey(), op.getMask(), op.getBias(), scale);
+    AttentionOp newOp = rebuild(rewriter, op, q ? q->unscaled : op.getQuery(),
+                                k ? k->unscaled : op.getKey(), op.getMask(),
+                                op.getBias(), scale);
     newOp->setAttr(kFoldedScaleAttrName,
                    folded.getDictionary(rewriter.getContext()));
     return success();
@@ -108,8 +108,8 @@ struct DropTrivialMaskAndBias : OpRewritePattern<AttentionOp> {
     if (!dropMask && !dropBias)
       return rewriter.notifyMatchFailure(op, "no trivial mask or bias");
     rebuild(rewriter, op, op.getQuery(), op.getKey(),
-            dropMask ? Value() : op.getMask(), dropBias ? Value() : op.getBias(),
-            op.getScaleValue());
+            dropMask ? Value() : op.getMask(),
+            dropBias ? Value() : op.getBias(), op.getScaleValue());
     return success();
   }
 };

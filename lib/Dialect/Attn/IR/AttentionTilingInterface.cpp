@@ -68,8 +68,8 @@ getKVHeadTile(OpBuilder &b, Location loc, AttentionOp op, OpFoldResult offset,
         "size and the head tile size are static");
   AffineExpr d0;
   bindDims(b.getContext(), d0);
-  OpFoldResult kvOffset = affine::makeComposedFoldedAffineApply(
-      b, loc, d0.floorDiv(g), {offset});
+  OpFoldResult kvOffset =
+      affine::makeComposedFoldedAffineApply(b, loc, d0.floorDiv(g), {offset});
   if (*s % g == 0)
     return std::make_pair(kvOffset, OpFoldResult(b.getIndexAttr(*s / g)));
   if (g % *s == 0)
@@ -92,10 +92,10 @@ static Value getTileCausalOffset(OpBuilder &b, Location loc, AttentionOp op,
   OpFoldResult tileOffset;
   if (*causal == CausalAlignment::BottomRight) {
     // i0 + Lk - Lq
-    OpFoldResult lk = linalg::createFoldedDimOp(b, loc, op.getKey(),
-                                                op.getSeqDim());
-    OpFoldResult lq = linalg::createFoldedDimOp(b, loc, op.getQuery(),
-                                                op.getSeqDim());
+    OpFoldResult lk =
+        linalg::createFoldedDimOp(b, loc, op.getKey(), op.getSeqDim());
+    OpFoldResult lq =
+        linalg::createFoldedDimOp(b, loc, op.getQuery(), op.getSeqDim());
     tileOffset = affine::makeComposedFoldedAffineApply(b, loc, d0 + d1 - d2,
                                                        {rowOffset, lk, lq});
   } else {
@@ -177,8 +177,8 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     auto tiledOp = cast<AttentionOp>(tiled);
     tiledOp.setCausal(CausalAlignment::TopLeft);
     tiledOp->setAttr(tiledOp.getOperandSegmentSizesAttrName(),
-                     b.getDenseI32ArrayAttr(
-                         {1, 1, 1, getMask() ? 1 : 0, getBias() ? 1 : 0, 1, 1}));
+                     b.getDenseI32ArrayAttr({1, 1, 1, getMask() ? 1 : 0,
+                                             getBias() ? 1 : 0, 1, 1}));
   }
 
   SmallVector<Operation *> slices;
@@ -186,8 +186,7 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     if (isa_and_nonnull<tensor::ExtractSliceOp, memref::SubViewOp>(
             v.getDefiningOp()))
       slices.push_back(v.getDefiningOp());
-  return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()),
-                      slices};
+  return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()), slices};
 }
 
 LogicalResult AttentionOp::getResultTilePosition(

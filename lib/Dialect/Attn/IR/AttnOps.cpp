@@ -60,7 +60,14 @@ SmallVector<int64_t> AttentionOp::getScoreShape() {
 
 namespace {
 /// Which logical dimension a position of an operand stands for, for messages.
-enum class DimRole { QueryHeads, KVHeads, QuerySeq, KVSeq, QKFeature, VFeature };
+enum class DimRole {
+  QueryHeads,
+  KVHeads,
+  QuerySeq,
+  KVSeq,
+  QKFeature,
+  VFeature
+};
 
 std::string dimName(int64_t rank, int64_t dim, DimRole role) {
   if (dim < rank - 3)
@@ -82,7 +89,9 @@ std::string dimName(int64_t rank, int64_t dim, DimRole role) {
   llvm_unreachable("unknown dim role");
 }
 
-bool isSupportedElementType(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
+bool isSupportedElementType(Type t) {
+  return t.isF32() || t.isF16() || t.isBF16();
+}
 
 /// Verifies that `operand` (a mask or bias) broadcasts to the score shape.
 LogicalResult verifyBroadcastOperand(AttentionOp op, StringRef name,
@@ -96,9 +105,9 @@ LogicalResult verifyBroadcastOperand(AttentionOp op, StringRef name,
   Type elt = type.getElementType();
   if (!(isa<FloatType>(elt) && isSupportedElementType(elt)) &&
       !(allowBool && elt.isInteger(1)))
-    return op.emitOpError() << name << " element type must be "
-                            << (allowBool ? "i1, " : "") << "f32, f16 or bf16, got "
-                            << elt;
+    return op.emitOpError()
+           << name << " element type must be " << (allowBool ? "i1, " : "")
+           << "f32, f16 or bf16, got " << elt;
   static const DimRole roles[] = {DimRole::QueryHeads, DimRole::QuerySeq,
                                   DimRole::KVSeq};
   for (int64_t d = 0; d < rank; ++d) {
@@ -107,9 +116,9 @@ LogicalResult verifyBroadcastOperand(AttentionOp op, StringRef name,
         ShapedType::isDynamic(score[d]) || size == score[d])
       continue;
     DimRole role = d < rank - 3 ? DimRole::QueryHeads : roles[d - (rank - 3)];
-    return op.emitOpError() << name << " dim " << d << " ("
-                            << dimName(rank, d, role) << ") is " << size
-                            << " but must be 1 or " << score[d];
+    return op.emitOpError()
+           << name << " dim " << d << " (" << dimName(rank, d, role) << ") is "
+           << size << " but must be 1 or " << score[d];
   }
   return success();
 }
@@ -123,8 +132,7 @@ LogicalResult AttentionOp::verify() {
   if (!sameKind(kTy) || !sameKind(vTy) || !sameKind(oTy) ||
       (getMask() && !sameKind(getMask().getType())) ||
       (getBias() && !sameKind(getBias().getType())))
-    return emitOpError(
-        "operands must be all ranked tensors or all memrefs");
+    return emitOpError("operands must be all ranked tensors or all memrefs");
 
   if (onTensors) {
     if (getNumResults() != 1)
@@ -142,9 +150,8 @@ LogicalResult AttentionOp::verify() {
   if (rank < 3)
     return emitOpError("q must have rank >= 3 ([B..., Hq, Lq, Dqk]), got rank ")
            << rank;
-  for (auto [name, ty] : {std::pair<StringRef, ShapedType>{"k", kTy},
-                          {"v", vTy},
-                          {"init", oTy}})
+  for (auto [name, ty] :
+       {std::pair<StringRef, ShapedType>{"k", kTy}, {"v", vTy}, {"init", oTy}})
     if (ty.getRank() != rank)
       return emitOpError() << name << " has rank " << ty.getRank()
                            << " but q has rank " << rank;
@@ -168,8 +175,8 @@ LogicalResult AttentionOp::verify() {
     if (ShapedType::isDynamic(sa) || ShapedType::isDynamic(sb) || sa == sb)
       return success();
     return emitOpError() << aName << " dim " << da << " ("
-                         << dimName(rank, da, role) << ") is " << sa
-                         << " but " << bName << " dim " << db << " is " << sb;
+                         << dimName(rank, da, role) << ") is " << sa << " but "
+                         << bName << " dim " << db << " is " << sb;
   };
 
   int64_t hDim = rank - 3, lDim = rank - 2, dDim = rank - 1;
@@ -209,7 +216,9 @@ LogicalResult AttentionOp::verify() {
   float scale = getScaleValue();
   if (!std::isfinite(scale))
     return emitOpError("scale must be finite, got ")
-           << (std::isnan(scale) ? "NaN" : scale > 0 ? "+inf" : "-inf");
+           << (std::isnan(scale) ? "NaN"
+               : scale > 0       ? "+inf"
+                                 : "-inf");
   return success();
 }
 

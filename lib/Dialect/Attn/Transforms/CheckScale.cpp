@@ -30,8 +30,7 @@ std::string fmt(double v) {
   return s;
 }
 
-struct AttnCheckScalePass
-    : attn::impl::AttnCheckScaleBase<AttnCheckScalePass> {
+struct AttnCheckScalePass : attn::impl::AttnCheckScaleBase<AttnCheckScalePass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -64,8 +63,8 @@ struct AttnCheckScalePass
     if (ShapedType::isDynamic(d) || d <= 1)
       return;
     double expected = 1.0 / std::sqrt(static_cast<double>(d));
-    std::string expectation = " (expected 1/sqrt(" + std::to_string(d) +
-                              ") = " + fmt(expected) + ")";
+    std::string expectation =
+        " (expected 1/sqrt(" + std::to_string(d) + ") = " + fmt(expected) + ")";
 
     SmallVector<std::string> findings;
     if (near(scale, 1.0 / d))

@@ -58,8 +58,7 @@ private:
   }
   Value filled(ArrayRef<OpFoldResult> sizes, double value) {
     Value empty = tensor::EmptyOp::create(b, loc, sizes, f32);
-    return linalg::FillOp::create(b, loc, constF32(value), empty)
-        .getResult(0);
+    return linalg::FillOp::create(b, loc, constF32(value), empty).getResult(0);
   }
   Value toF32(OpBuilder &nb, Value x) {
     if (x.getType() == f32)
@@ -119,7 +118,8 @@ Value Decomposer::computeScores() {
   unsigned n = rank + 1; // b..., h, i, j, d
   AffineExpr h = getAffineDimExpr(rank - 3, ctx),
              i = getAffineDimExpr(rank - 2, ctx),
-             j = getAffineDimExpr(rank - 1, ctx), d = getAffineDimExpr(rank, ctx);
+             j = getAffineDimExpr(rank - 1, ctx),
+             d = getAffineDimExpr(rank, ctx);
   SmallVector<OpFoldResult> sizes;
   for (int64_t x = 0; x < rank - 1; ++x)
     sizes.push_back(dim(q, x));
@@ -159,9 +159,10 @@ Value Decomposer::applyScaleBiasMasks(Value scores) {
   Value causalOffset;
   if (std::optional<CausalAlignment> causal = op.getCausal()) {
     if (*causal == CausalAlignment::TopLeft) {
-      causalOffset = op.getCausalOffset()
-                         ? op.getCausalOffset()
-                         : arith::ConstantIndexOp::create(b, loc, 0).getResult();
+      causalOffset =
+          op.getCausalOffset()
+              ? op.getCausalOffset()
+              : arith::ConstantIndexOp::create(b, loc, 0).getResult();
     } else {
       Value lk = getValueOrCreateConstantIndexOp(b, loc, dim(k, rank - 2));
       Value lq = getValueOrCreateConstantIndexOp(b, loc, dim(q, rank - 2));
@@ -174,9 +175,8 @@ Value Decomposer::applyScaleBiasMasks(Value scores) {
     sizes.push_back(dim(scores, x));
   Value out = tensor::EmptyOp::create(b, loc, sizes, f32);
   double scale = op.getScaleValue();
-  bool boolMask = mask && cast<ShapedType>(mask.getType())
-                              .getElementType()
-                              .isInteger(1);
+  bool boolMask =
+      mask && cast<ShapedType>(mask.getType()).getElementType().isInteger(1);
   return linalg::GenericOp::create(
              b, loc, out.getType(), inputs, ValueRange{out}, maps,
              iterators(rank, 0),
@@ -225,11 +225,11 @@ Value Decomposer::rowReduce(Value x, double init, bool isMax) {
              b, loc, acc.getType(), ValueRange{x}, ValueRange{acc}, maps,
              iterators(rank - 1, 1),
              [&](OpBuilder &nb, Location l, ValueRange args) {
-               Value r = isMax ? arith::MaximumFOp::create(nb, l, args[0],
-                                                           args[1])
-                                     .getResult()
-                               : arith::AddFOp::create(nb, l, args[0], args[1])
-                                     .getResult();
+               Value r =
+                   isMax ? arith::MaximumFOp::create(nb, l, args[0], args[1])
+                               .getResult()
+                         : arith::AddFOp::create(nb, l, args[0], args[1])
+                               .getResult();
                linalg::YieldOp::create(nb, l, r);
              })
       .getResult(0);
@@ -246,8 +246,8 @@ Value Decomposer::softmax(Value s) {
     rowExprs.push_back(getAffineDimExpr(d, ctx));
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   AffineMap row = map(rank, rowExprs);
-  Value expOut = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, s), f32);
+  Value expOut =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, s), f32);
   Value e =
       linalg::GenericOp::create(
           b, loc, expOut.getType(), ValueRange{s, rowMax}, ValueRange{expOut},
@@ -267,8 +267,8 @@ Value Decomposer::softmax(Value s) {
           })
           .getResult(0);
   Value rowSum = rowReduce(e, 0.0, /*isMax=*/false);
-  Value pOut = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, s), f32);
+  Value pOut =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, s), f32);
   return linalg::GenericOp::create(
              b, loc, pOut.getType(), ValueRange{e, rowSum}, ValueRange{pOut},
              SmallVector<AffineMap>{identity, row, identity},
@@ -292,7 +292,8 @@ Value Decomposer::multiplyByValues(Value p) {
   unsigned n = rank + 1; // b..., h, i, e, j
   AffineExpr h = getAffineDimExpr(rank - 3, ctx),
              i = getAffineDimExpr(rank - 2, ctx),
-             e = getAffineDimExpr(rank - 1, ctx), j = getAffineDimExpr(rank, ctx);
+             e = getAffineDimExpr(rank - 1, ctx),
+             j = getAffineDimExpr(rank, ctx);
   SmallVector<OpFoldResult> sizes;
   for (int64_t x = 0; x < rank - 1; ++x)
     sizes.push_back(dim(q, x));
@@ -340,9 +341,9 @@ LogicalResult mlir::attn::decomposeAttention(RewriterBase &rewriter,
   // The kv head of query head h is h floordiv (Hq / Hkv), an affine map with
   // a constant: Hq / Hkv must be known (two dynamic head counts may differ).
   if (ShapedType::isDynamic(op.getHeadGroupSize()))
-    return op.emitOpError(
-        "cannot be decomposed: the query head group size Hq / Hkv must be "
-        "static, but Hq is ")
+    return op.emitOpError("cannot be decomposed: the query head group size Hq "
+                          "/ Hkv must be "
+                          "static, but Hq is ")
            << headCount(op.getNumQueryHeads()) << " and Hkv is "
            << headCount(op.getNumKVHeads());
 
@@ -364,8 +365,9 @@ LogicalResult mlir::attn::decomposeAttention(RewriterBase &rewriter,
       return memref;
     auto ty = cast<MemRefType>(memref.getType());
     return bufferization::ToTensorOp::create(
-        rewriter, loc, RankedTensorType::get(ty.getShape(), ty.getElementType()),
-        memref, /*restrict=*/true, /*writable=*/false);
+        rewriter, loc,
+        RankedTensorType::get(ty.getShape(), ty.getElementType()), memref,
+        /*restrict=*/true, /*writable=*/false);
   };
   Value init = asTensor(op.getInit());
   Value result = Decomposer(rewriter, op, asTensor(op.getQuery()),

@@ -10,6 +10,9 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+namespace affine {
+class AffineDialect;
+} // namespace affine
 namespace arith {
 class ArithDialect;
 } // namespace arith
@@ -22,9 +25,15 @@ class LinalgDialect;
 namespace math {
 class MathDialect;
 } // namespace math
+namespace scf {
+class SCFDialect;
+} // namespace scf
 namespace tensor {
 class TensorDialect;
 } // namespace tensor
+namespace vector {
+class VectorDialect;
+} // namespace vector
 
 namespace attn {
 

@@ -143,4 +143,58 @@ def AttnRaise : Pass<"attn-raise"> {
   ];
 }
 
+def AttnTile : Pass<"attn-tile"> {
+  let summary = "Tile attn.attention and lower each tile to online softmax";
+  let description = [{
+    The fused CPU lowering (the FlashAttention algorithm).
+
+    Every `attn.attention` on tensors is tiled through its TilingInterface
+    over the batch dims, the query heads and blocks of `q-tile` query rows,
+    with an `scf.forall` (the tiles are independent and may run on separate
+    threads). Each tile then becomes a loop over blocks of `kv-tile` keys on
+    vectors, carrying a running row max `m`, a running row sum `l` and an
+    f32 accumulator:
+
+    * q is read once per tile and multiplied by `scale * log2(e)`, so the
+      exponentials are `exp2` and the scale costs one multiply per q element;
+    * per key block: `s = q.k^T (+ (bias + mask) * log2(e))`, masked-out
+      keys become -inf, `m' = max(m, rowmax(s))`, `p = exp2(s - m')`,
+      `l' = l * exp2(m - m') + rowsum(p)`, `acc' = acc * exp2(m - m') + p.v`;
+    * at the end `out = acc / l` (one division per row), and a row that saw
+      no visible key is 0: a max of -inf is replaced by 0 before it is
+      subtracted, so no `-inf - -inf` NaN arises and `l` stays 0.
+
+    With causal masking the key loop stops after the last block any row of
+    the tile can see, and is split in two: blocks entirely visible to every
+    row of the tile run without the element-wise causal and bounds masks;
+    only blocks that cross the diagonal or the end of the keys apply them.
+
+    No `[Lq, Lk]` buffer exists: the live state per tile is
+    `q-tile x (Dqk + Dv + kv-tile)` f32 values. A boolean mask is first
+    turned into an additive f16 mask (0 or -inf) of the same shape, because
+    LLVM loads a vector of i1 as packed bits while a memref of i1 holds one
+    byte per element; masks are usually broadcast, so this copy is small.
+    Ops whose head dims are not
+    static, or on memrefs, are left unchanged (the CPU pipeline decomposes
+    them afterwards).
+  }];
+  let options = [
+    Option<"qTile", "q-tile", "int64_t", /*default=*/"16",
+           "Query rows per tile">,
+    Option<"kvTile", "kv-tile", "int64_t", /*default=*/"32",
+           "Keys per block of the online-softmax loop">,
+    Option<"onlineSoftmax", "online-softmax", "bool", /*default=*/"true",
+           "Lower each tile to the online-softmax loop (false: only tile, "
+           "leaving smaller attn.attention ops)">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_TD

@@ -12,17 +12,30 @@
 #ifndef ATTN_DIALECT_ATTN_TRANSFORMS_TRANSFORMS_H
 #define ATTN_DIALECT_ATTN_TRANSFORMS_TRANSFORMS_H
 
+#include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
 class DialectRegistry;
 namespace attn {
-class AttentionOp;
 
 /// Replaces `op` by the unfused linalg computation (see --attn-decompose).
 /// On memrefs the computation writes `op`'s init. Emits an error and fails
 /// where the op cannot be decomposed.
 LogicalResult decomposeAttention(RewriterBase &rewriter, AttentionOp op);
+
+/// Tiles `op` (on tensors) with an scf.forall over its batch dims, query
+/// heads and blocks of `qTile` query rows. Returns the tiled ops.
+FailureOr<SmallVector<AttentionOp>>
+tileAttentionOverRows(RewriterBase &rewriter, AttentionOp op, int64_t qTile);
+
+/// Replaces `op`, a tile with one batch/head and at most `maxRows` query
+/// rows (and static Dqk, Dv, and no boolean mask), by the online-softmax
+/// loop over blocks of `kvTile` keys on vectors. Fails without changing the
+/// IR when `op` is not such a tile.
+LogicalResult lowerAttentionTileToOnlineSoftmax(RewriterBase &rewriter,
+                                                AttentionOp op, int64_t maxRows,
+                                                int64_t kvTile);
 
 /// Registers the BufferizableOpInterface external model of attn.attention.
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);

@@ -1,0 +1,513 @@
+//===- TileAttention.cpp - tiling and online softmax ----------------------===//
+//
+// Part of the attn-mlir project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The fused CPU lowering: attn.attention is tiled over [B..., Hq, Lq-blocks]
+// through its TilingInterface, then each tile becomes the FlashAttention
+// online-softmax loop over key blocks, on vectors. Vector names below:
+// R query rows, C keys per block, D = Dqk, E = Dv.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Dialect/Attn/Transforms/Passes.h"
+#include "attn/Dialect/Attn/Transforms/Transforms.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <limits>
+
+namespace mlir {
+namespace attn {
+#define GEN_PASS_DEF_ATTNTILE
+#include "attn/Dialect/Attn/Transforms/Passes.h.inc"
+} // namespace attn
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::attn;
+
+//===----------------------------------------------------------------------===//
+// Tiling
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<AttentionOp>>
+mlir::attn::tileAttentionOverRows(RewriterBase &rewriter, AttentionOp op,
+                                  int64_t qTile) {
+  if (!op.hasPureTensorSemantics())
+    return rewriter.notifyMatchFailure(op, "only tiles ops on tensors");
+  // A tile no larger than Lq keeps the tile shapes static when Lq < qTile.
+  int64_t lq = op.getQuerySeqLen();
+  if (!ShapedType::isDynamic(lq) && lq > 0)
+    qTile = std::min(qTile, lq);
+  SmallVector<OpFoldResult> tileSizes(op.getRank() - 2,
+                                      rewriter.getIndexAttr(1));
+  tileSizes.push_back(rewriter.getIndexAttr(qTile));
+  scf::SCFTilingOptions options;
+  options.setTileSizes(tileSizes);
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled))
+    return failure();
+  rewriter.replaceOp(op, tiled->replacements);
+  SmallVector<AttentionOp> tiles;
+  for (Operation *t : tiled->tiledOps)
+    if (auto tile = dyn_cast<AttentionOp>(t))
+      tiles.push_back(tile);
+  return tiles;
+}
+
+/// Replaces a boolean mask by the equivalent additive one (0 where visible,
+/// -inf where hidden), in f16, computed once for the whole op (2 bytes per
+/// mask element; masks are usually broadcast and small). LLVM stores a memref
+/// of i1 one byte per element but loads a vector<N x i1> as packed bits, so the
+/// vectorized tile code cannot read a boolean mask directly.
+static void convertBoolMaskToAdditive(RewriterBase &rewriter, AttentionOp op) {
+  Value mask = op.getMask();
+  if (!mask || !cast<ShapedType>(mask.getType()).getElementType().isInteger(1))
+    return;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(mask.getType());
+  Type f16 = rewriter.getF16Type();
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, tensor::getMixedSizes(rewriter, loc, mask), f16);
+  AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
+  Value additive =
+      linalg::GenericOp::create(
+          rewriter, loc, empty.getType(), ValueRange{mask}, ValueRange{empty},
+          SmallVector<AffineMap>{id, id},
+          SmallVector<utils::IteratorType>(type.getRank(),
+                                           utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value zero = arith::ConstantOp::create(b, l, b.getF16FloatAttr(0));
+            Value negInf = arith::ConstantOp::create(
+                b, l,
+                b.getF16FloatAttr(-std::numeric_limits<float>::infinity()));
+            linalg::YieldOp::create(
+                b, l,
+                arith::SelectOp::create(b, l, args[0], zero, negInf)
+                    .getResult());
+          })
+          .getResult(0);
+  rewriter.modifyOpInPlace(op, [&] { op.getMaskMutable().assign(additive); });
+}
+
+//===----------------------------------------------------------------------===//
+// Online softmax on one tile
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// log2(e): exp(x) = exp2(x * log2(e)).
+constexpr double kLog2E = 1.4426950408889634;
+
+/// Emits the online-softmax loop of one tile. The scores of a key block are
+/// kept keys-major, sT[C, R]: row-wise softmax reductions are then
+/// elementwise across the C key vectors, both products are sums of outer
+/// products over a loop (sT += k[:, d] x q[:, d], acc += p[j, :] x v[j, :]),
+/// and no large vector is ever unrolled, which keeps LLVM's work small.
+class OnlineSoftmaxEmitter {
+public:
+  OnlineSoftmaxEmitter(AttentionOp op, int64_t rows, int64_t kvTile)
+      : op(op), loc(op.getLoc()), rank(op.getRank()), R(rows), C(kvTile),
+        D(op.getQKHeadDim()), E(op.getVHeadDim()) {}
+
+  /// Emits the loops before `op` and returns the result tensor.
+  Value emit(OpBuilder &b);
+
+private:
+  /// Carried across key blocks: running row max [R], row sum [R],
+  /// accumulator [R, E], and the scratch tile holding p^T [C, R].
+  struct State {
+    Value rowMax, rowSum, acc, pScratch;
+  };
+
+  Type f32(OpBuilder &b) { return b.getF32Type(); }
+  VectorType vec(OpBuilder &b, ArrayRef<int64_t> shape, Type elt = {}) {
+    return VectorType::get(shape, elt ? elt : f32(b));
+  }
+  Value splat(OpBuilder &b, VectorType type, double value) {
+    return arith::ConstantOp::create(
+        b, loc, type,
+        DenseElementsAttr::get(type,
+                               b.getFloatAttr(type.getElementType(), value)));
+  }
+  Value cst(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value toF32(OpBuilder &b, Value v) {
+    auto type = cast<VectorType>(v.getType());
+    if (type.getElementType().isF32())
+      return v;
+    return arith::ExtFOp::create(b, loc, vec(b, type.getShape()), v);
+  }
+  /// [n] as i32 lanes n0 + 0, n0 + 1, ...
+  Value iota(OpBuilder &b, int64_t n, Value start) {
+    Type i32 = b.getI32Type();
+    Value steps = arith::IndexCastOp::create(
+        b, loc, vec(b, {n}, i32),
+        vector::StepOp::create(b, loc, vec(b, {n}, b.getIndexType())));
+    Value base = vector::BroadcastOp::create(
+        b, loc, vec(b, {n}, i32),
+        arith::IndexCastOp::create(b, loc, i32, start));
+    return arith::AddIOp::create(b, loc, steps, base);
+  }
+  /// [R] -> [R, n]: each row's value along its row.
+  Value broadcastRows(OpBuilder &b, Value v, int64_t n) {
+    Type elt = cast<VectorType>(v.getType()).getElementType();
+    Value column = vector::ShapeCastOp::create(b, loc, vec(b, {R, 1}, elt), v);
+    return vector::BroadcastOp::create(b, loc, vec(b, {R, n}, elt), column);
+  }
+  /// [R] -> [C, R]: the same row values for every key.
+  Value broadcastKeys(OpBuilder &b, Value v) {
+    Type elt = cast<VectorType>(v.getType()).getElementType();
+    return vector::BroadcastOp::create(b, loc, vec(b, {C, R}, elt), v);
+  }
+  /// Indices [0, ..., 0, row, col] into an operand of the op's rank.
+  SmallVector<Value> indices(OpBuilder &b, Value row, Value col) {
+    Value zero = cst(b, 0);
+    SmallVector<Value> idx(rank - 2, zero);
+    idx.push_back(row ? row : zero);
+    idx.push_back(col ? col : zero);
+    return idx;
+  }
+  Value padding(OpBuilder &b, Value source) {
+    Type elt = cast<ShapedType>(source.getType()).getElementType();
+    return arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+  }
+  AffineMap pick(OpBuilder &b, ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(rank, 0, exprs, b.getContext());
+  }
+  AffineExpr seqDim(OpBuilder &b) { return b.getAffineDimExpr(rank - 2); }
+  AffineExpr featureDim(OpBuilder &b) { return b.getAffineDimExpr(rank - 1); }
+
+  /// The [C, R] block (keys-major) of a mask or bias at key j0,
+  /// broadcasting its size-1 dims.
+  Value readScoreOperandT(OpBuilder &b, Value source, Value j0, bool inBounds) {
+    auto type = cast<ShapedType>(source.getType());
+    bool rowBroadcast = type.getDimSize(rank - 2) == 1;
+    bool colBroadcast = type.getDimSize(rank - 1) == 1;
+    AffineExpr zero = b.getAffineConstantExpr(0);
+    AffineMap map = pick(b, {colBroadcast ? zero : featureDim(b),
+                             rowBroadcast ? zero : seqDim(b)});
+    Type elt = type.getElementType();
+    return vector::TransferReadOp::create(
+        b, loc, vec(b, {C, R}, elt), source,
+        indices(b, Value(), colBroadcast ? Value() : j0), padding(b, source),
+        map,
+        ArrayRef<bool>{colBroadcast || inBounds, rowBroadcast || rowsInBounds});
+  }
+
+  Value scoresT(OpBuilder &b, Value j0, bool masked);
+  State step(OpBuilder &b, Value j0, const State &state, bool masked);
+  void emitLoop(OpBuilder &b, Value lb, Value ub, State &state, bool masked);
+
+  AttentionOp op;
+  Location loc;
+  int64_t rank, R, C, D, E;
+  bool rowsInBounds = false;
+  Value qT;       // scratch [D, R] f32: q^T * scale * log2(e)
+  Value lq, lk;   // index
+  Value diagonal; // causal: key j visible to row i iff j <= i + diagonal
+};
+} // namespace
+
+/// sT = k.q^T (+ (bias + mask)^T * log2(e)), -inf where hidden: [C, R].
+Value OnlineSoftmaxEmitter::scoresT(OpBuilder &b, Value j0, bool masked) {
+  Value key = op.getKey();
+  AffineMap keyColumn = pick(b, {seqDim(b)});
+  auto products = scf::ForOp::create(
+      b, loc, cst(b, 0), cst(b, D), cst(b, 1),
+      ValueRange{splat(b, vec(b, {C, R}), 0.0)},
+      [&](OpBuilder &nb, Location, Value d, ValueRange args) {
+        Value k = toF32(
+            nb,
+            vector::TransferReadOp::create(
+                nb, loc,
+                vec(nb, {C}, cast<ShapedType>(key.getType()).getElementType()),
+                key, indices(nb, j0, d), padding(nb, key), keyColumn,
+                ArrayRef<bool>{!masked}));
+        Value q = vector::TransferReadOp::create(
+            nb, loc, vec(nb, {R}), qT, ValueRange{d, cst(nb, 0)},
+            arith::ConstantOp::create(nb, loc, nb.getF32FloatAttr(0)),
+            ArrayRef<bool>{true});
+        Value s = vector::OuterProductOp::create(nb, loc, vec(nb, {C, R}), k, q,
+                                                 args[0]);
+        scf::YieldOp::create(nb, loc, s);
+      });
+  Value s = products.getResult(0);
+
+  Value log2e = splat(b, vec(b, {C, R}), kLog2E);
+  auto addScaled = [&](Value operand) {
+    Value x = toF32(b, readScoreOperandT(b, operand, j0, !masked));
+    return arith::AddFOp::create(b, loc, s,
+                                 arith::MulFOp::create(b, loc, x, log2e));
+  };
+  if (Value bias = op.getBias())
+    s = addScaled(bias);
+  if (Value mask = op.getMask()) // additive: boolean masks are converted
+    s = addScaled(mask);
+  if (!masked)
+    return s;
+
+  // Keys past the end, and causally hidden keys, become -inf.
+  Type i32 = b.getI32Type();
+  Value keyColumnIdx =
+      vector::ShapeCastOp::create(b, loc, vec(b, {C, 1}, i32), iota(b, C, j0));
+  Value keys =
+      vector::BroadcastOp::create(b, loc, vec(b, {C, R}, i32), keyColumnIdx);
+  Value end = vector::BroadcastOp::create(
+      b, loc, vec(b, {C, R}, i32), arith::IndexCastOp::create(b, loc, i32, lk));
+  Value visible =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, keys, end);
+  if (diagonal) {
+    Value rowLimit = broadcastKeys(b, iota(b, R, diagonal));
+    Value causal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                         keys, rowLimit);
+    visible = arith::AndIOp::create(b, loc, visible, causal);
+  }
+  Value negInf =
+      splat(b, vec(b, {C, R}), -std::numeric_limits<double>::infinity());
+  return arith::SelectOp::create(b, loc, visible, s, negInf);
+}
+
+/// One key block of the online softmax.
+OnlineSoftmaxEmitter::State OnlineSoftmaxEmitter::step(OpBuilder &b, Value j0,
+                                                       const State &state,
+                                                       bool masked) {
+  double inf = std::numeric_limits<double>::infinity();
+  Value s = scoresT(b, j0, masked);
+  Value blockMax = vector::MultiDimReductionOp::create(
+      b, loc, s, splat(b, vec(b, {R}), -inf), ArrayRef<bool>{true, false},
+      vector::CombiningKind::MAXIMUMF);
+  Value newMax = arith::MaximumFOp::create(b, loc, state.rowMax, blockMax);
+  // A row with no visible key so far has max -inf: subtract 0 instead, so
+  // exp2(-inf - 0) = 0 rather than exp2(-inf - -inf) = NaN.
+  Value zeroR = splat(b, vec(b, {R}), 0.0);
+  Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
+                                      splat(b, vec(b, {R}), -inf));
+  Value safeMax = arith::SelectOp::create(b, loc, empty, zeroR, newMax);
+  Value p = math::Exp2Op::create(
+      b, loc, arith::SubFOp::create(b, loc, s, broadcastKeys(b, safeMax)));
+  Value alpha = math::Exp2Op::create(
+      b, loc, arith::SubFOp::create(b, loc, state.rowMax, safeMax));
+  Value blockSum = vector::MultiDimReductionOp::create(
+      b, loc, p, zeroR, ArrayRef<bool>{true, false},
+      vector::CombiningKind::ADD);
+  Value rowSum = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, state.rowSum, alpha), blockSum);
+
+  // acc = acc * alpha + sum_j p[j, :] x v[j0 + j, :], over the keys of the
+  // block that exist (their p is 0 past the end anyway).
+  Value zero = cst(b, 0);
+  Value pScratch = vector::TransferWriteOp::create(b, loc, p, state.pScratch,
+                                                   ValueRange{zero, zero},
+                                                   ArrayRef<bool>{true, true})
+                       .getResult();
+  Value rescaled =
+      arith::MulFOp::create(b, loc, state.acc, broadcastRows(b, alpha, E));
+  Value keysHere = cst(b, C);
+  if (masked)
+    keysHere = arith::MinSIOp::create(b, loc, keysHere,
+                                      arith::SubIOp::create(b, loc, lk, j0));
+  Value value = op.getValue();
+  Type vElt = cast<ShapedType>(value.getType()).getElementType();
+  auto products = scf::ForOp::create(
+      b, loc, zero, keysHere, cst(b, 1), ValueRange{rescaled},
+      [&](OpBuilder &nb, Location, Value j, ValueRange args) {
+        Value pj = vector::TransferReadOp::create(
+            nb, loc, vec(nb, {R}), pScratch, ValueRange{j, cst(nb, 0)},
+            arith::ConstantOp::create(nb, loc, nb.getF32FloatAttr(0)),
+            ArrayRef<bool>{true});
+        Value key = arith::AddIOp::create(nb, loc, j0, j);
+        Value vj = toF32(nb, vector::TransferReadOp::create(
+                                 nb, loc, vec(nb, {E}, vElt), value,
+                                 indices(nb, key, Value()), padding(nb, value),
+                                 ArrayRef<bool>{true}));
+        Value acc = vector::OuterProductOp::create(nb, loc, vec(nb, {R, E}), pj,
+                                                   vj, args[0]);
+        scf::YieldOp::create(nb, loc, acc);
+      });
+  return State{newMax, rowSum, products.getResult(0), pScratch};
+}
+
+void OnlineSoftmaxEmitter::emitLoop(OpBuilder &b, Value lb, Value ub,
+                                    State &state, bool masked) {
+  auto loop = scf::ForOp::create(
+      b, loc, lb, ub, cst(b, C),
+      ValueRange{state.rowMax, state.rowSum, state.acc, state.pScratch},
+      [&](OpBuilder &nb, Location, Value j0, ValueRange args) {
+        State next =
+            step(nb, j0, State{args[0], args[1], args[2], args[3]}, masked);
+        scf::YieldOp::create(
+            nb, loc,
+            ValueRange{next.rowMax, next.rowSum, next.acc, next.pScratch});
+      });
+  state = State{loop.getResult(0), loop.getResult(1), loop.getResult(2),
+                loop.getResult(3)};
+}
+
+Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
+  int64_t seq = rank - 2;
+  auto dimOf = [&](Value v, int64_t d) -> Value {
+    return getValueOrCreateConstantIndexOp(b, loc,
+                                           tensor::getMixedSize(b, loc, v, d));
+  };
+  lq = dimOf(op.getQuery(), seq);
+  lk = dimOf(op.getKey(), seq);
+  rowsInBounds = op.getQuerySeqLen() == R;
+  Value zero = cst(b, 0);
+
+  // q^T once per tile, with scale and log2(e) folded into one multiply.
+  Value query = op.getQuery();
+  Value qTv = vector::TransferReadOp::create(
+      b, loc, vec(b, {D, R}, op.getQueryType().getElementType()), query,
+      indices(b, Value(), Value()), padding(b, query),
+      pick(b, {featureDim(b), seqDim(b)}), ArrayRef<bool>{true, rowsInBounds});
+  qTv = arith::MulFOp::create(
+      b, loc, toF32(b, qTv),
+      splat(b, vec(b, {D, R}), op.getScaleValue() * kLog2E));
+  qT = vector::TransferWriteOp::create(
+           b, loc, qTv,
+           tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{D, R}, f32(b)),
+           ValueRange{zero, zero}, ArrayRef<bool>{true, true})
+           .getResult();
+
+  auto clamp = [&](Value x, Value hi) {
+    return arith::MinSIOp::create(b, loc,
+                                  arith::MaxSIOp::create(b, loc, x, zero), hi);
+  };
+  Value kvEnd = lk, fullLimit = lk;
+  if (std::optional<CausalAlignment> causal = op.getCausal()) {
+    if (*causal == CausalAlignment::BottomRight)
+      diagonal = arith::SubIOp::create(b, loc, lk, lq);
+    else
+      diagonal = op.getCausalOffset() ? op.getCausalOffset() : zero;
+    // The last row sees keys up to lq - 1 + diagonal: later blocks are
+    // skipped. The first row sees keys up to diagonal: earlier blocks are
+    // visible to every row and need no causal mask.
+    kvEnd = clamp(arith::AddIOp::create(b, loc, lq, diagonal), lk);
+    fullLimit = clamp(arith::AddIOp::create(b, loc, diagonal, cst(b, 1)), lk);
+  }
+  Value fullEnd = arith::MulIOp::create(
+      b, loc, arith::DivSIOp::create(b, loc, fullLimit, cst(b, C)), cst(b, C));
+
+  double inf = std::numeric_limits<double>::infinity();
+  State state{splat(b, vec(b, {R}), -inf), splat(b, vec(b, {R}), 0.0),
+              splat(b, vec(b, {R, E}), 0.0),
+              tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{C, R}, f32(b))};
+  emitLoop(b, zero, fullEnd, state, /*masked=*/false);
+  emitLoop(b, fullEnd, kvEnd, state, /*masked=*/true);
+
+  // out = acc / l once per row; rows that saw no key (l == 0) are 0.
+  Value zeroR = splat(b, vec(b, {R}), 0.0);
+  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                         state.rowSum, zeroR);
+  Value inverse = arith::SelectOp::create(
+      b, loc, positive,
+      arith::DivFOp::create(b, loc, splat(b, vec(b, {R}), 1.0), state.rowSum),
+      zeroR);
+  Value out =
+      arith::MulFOp::create(b, loc, state.acc, broadcastRows(b, inverse, E));
+  Type elt = op.getInitType().getElementType();
+  if (!elt.isF32())
+    out = arith::TruncFOp::create(b, loc, vec(b, {R, E}, elt), out);
+  return vector::TransferWriteOp::create(b, loc, out, op.getInit(),
+                                         indices(b, Value(), Value()),
+                                         ArrayRef<bool>{rowsInBounds, true})
+      .getResult();
+}
+
+LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
+    RewriterBase &rewriter, AttentionOp op, int64_t maxRows, int64_t kvTile) {
+  if (!op.hasPureTensorSemantics())
+    return rewriter.notifyMatchFailure(op, "not on tensors");
+  int64_t rank = op.getRank();
+  for (ShapedType type : {op.getQueryType(), op.getKeyType(), op.getValueType(),
+                          op.getInitType()})
+    for (int64_t d = 0; d < rank - 2; ++d)
+      if (type.getDimSize(d) != 1)
+        return rewriter.notifyMatchFailure(
+            op, "not a tile: batch and head dims must be 1");
+  if (ShapedType::isDynamic(op.getQKHeadDim()) ||
+      ShapedType::isDynamic(op.getVHeadDim()))
+    return rewriter.notifyMatchFailure(op, "head dims must be static");
+  if (Value mask = op.getMask())
+    if (cast<ShapedType>(mask.getType()).getElementType().isInteger(1))
+      return rewriter.notifyMatchFailure(
+          op, "boolean masks must be made additive first (vector loads of "
+              "i1 do not match the byte-per-element memref layout)");
+  int64_t lq = op.getQuerySeqLen();
+  if (!ShapedType::isDynamic(lq) && lq > maxRows)
+    return rewriter.notifyMatchFailure(op, "more query rows than the tile");
+  int64_t rows = ShapedType::isDynamic(lq) ? maxRows : lq;
+  if (rows == 0 || kvTile <= 0)
+    return rewriter.notifyMatchFailure(op, "empty tile");
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Value result = OnlineSoftmaxEmitter(op, rows, kvTile).emit(rewriter);
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct AttnTilePass : attn::impl::AttnTileBase<AttnTilePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (qTile <= 0 || kvTile <= 0) {
+      getOperation()->emitError("attn-tile: q-tile and kv-tile must be > 0");
+      return signalPassFailure();
+    }
+    SmallVector<AttentionOp> ops;
+    getOperation()->walk([&](AttentionOp op) {
+      // Memref ops and dynamic head dims are left for the decomposition.
+      if (op.hasPureTensorSemantics() &&
+          !ShapedType::isDynamic(op.getQKHeadDim()) &&
+          !ShapedType::isDynamic(op.getVHeadDim()))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (AttentionOp op : ops) {
+      if (onlineSoftmax)
+        convertBoolMaskToAdditive(rewriter, op);
+      FailureOr<SmallVector<AttentionOp>> tiles =
+          tileAttentionOverRows(rewriter, op, qTile);
+      if (failed(tiles)) {
+        op.emitError("attn-tile: failed to tile");
+        return signalPassFailure();
+      }
+      if (!onlineSoftmax)
+        continue;
+      for (AttentionOp tile : *tiles)
+        if (failed(lowerAttentionTileToOnlineSoftmax(rewriter, tile, qTile,
+                                                     kvTile))) {
+          tile.emitError("attn-tile: failed to lower a tile to the "
+                         "online-softmax loop");
+          return signalPassFailure();
+        }
+    }
+  }
+};
+} // namespace

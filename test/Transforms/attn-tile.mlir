@@ -1,0 +1,144 @@
+// RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32" --canonicalize --cse --split-input-file | FileCheck %s
+// RUN: attn-opt %s --attn-tile="q-tile=16 online-softmax=false" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=TILE-ONLY
+
+// Causal bottom_right, Lq = 64, Lk = 100: the tile of rows [i, i+16) sees
+// keys j <= row + 36, so its diagonal is d = i + 36. Blocks below
+// floor((d + 1) / 32) * 32 are visible to all of its rows and run unmasked;
+// the key loop ends at min(i + 16 + 36, 100).
+
+// CHECK-DAG: #[[$DIAG:.*]] = affine_map<(d0) -> (d0 + 36)>
+// CHECK-DAG: #[[$QT:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[$KCOL:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-LABEL: func @causal_block_skipping
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C100:.*]] = arith.constant 100 : index
+// Scale 0.25 and log2(e) folded into one multiply of q.
+// CHECK-DAG: %[[QSCALE:.*]] = arith.constant dense<0.360673755> : vector<32x16xf32>
+// CHECK: scf.forall (%[[B:.*]], %[[I:.*]]) = (0, 0) to (2, 64) step (1, 16)
+// CHECK: %[[D:.*]] = affine.apply #[[$DIAG]](%[[I]])
+// q^T [Dqk, rows] read once per tile, scaled, kept in a [32, 16] scratch.
+// CHECK: %[[QV:.*]] = vector.transfer_read {{.*}} {in_bounds = [true, true], permutation_map = #[[$QT]]} : tensor<1x16x32xf16>, vector<32x16xf16>
+// CHECK: %[[QF:.*]] = arith.extf %[[QV]]
+// CHECK: %[[QS:.*]] = arith.mulf %[[QF]], %[[QSCALE]] : vector<32x16xf32>
+// CHECK: %[[QT:.*]] = vector.transfer_write %[[QS]], %{{.*}} : vector<32x16xf32>, tensor<32x16xf32>
+// CHECK: %[[LAST:.*]] = arith.addi %[[D]], %[[C16]] : index
+// CHECK: %[[LASTLO:.*]] = arith.maxsi %[[LAST]], %[[C0]] : index
+// CHECK: %[[KVEND:.*]] = arith.minsi %[[LASTLO]], %[[C100]] : index
+// CHECK: %[[FIRST:.*]] = arith.addi %[[D]], %[[C1]] : index
+// CHECK: %[[FIRSTLO:.*]] = arith.maxsi %[[FIRST]], %[[C0]] : index
+// CHECK: %[[FULL:.*]] = arith.minsi %[[FIRSTLO]], %[[C100]] : index
+// CHECK: %[[NFULL:.*]] = arith.divsi %[[FULL]], %[[C32]] : index
+// CHECK: %[[FULLEND:.*]] = arith.muli %[[NFULL]], %[[C32]] : index
+//
+// Blocks every row sees: in-bounds reads, no element mask. Scores are kept
+// keys-major, sT[32 keys, 16 rows], as a sum of outer products over Dqk.
+// CHECK: %[[A:.*]]:4 = scf.for %[[J:.*]] = %[[C0]] to %[[FULLEND]] step %[[C32]] iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16x16xf32>, tensor<32x16xf32>)
+// CHECK:   %[[S:.*]] = scf.for %[[DD:.*]] = %[[C0]] to %[[C32]] step %[[C1]] iter_args(%{{.*}}) -> (vector<32x16xf32>)
+// CHECK:     vector.transfer_read {{.*}}[%[[C0]], %[[J]], %[[DD]]]{{.*}} {in_bounds = [true], permutation_map = #[[$KCOL]]} : tensor<1x100x32xf16>, vector<32xf16>
+// CHECK:     vector.transfer_read %[[QT]][%[[DD]], %[[C0]]]
+// CHECK:     vector.outerproduct {{.*}} : vector<32xf32>, vector<16xf32>
+// CHECK-NOT: arith.cmpi
+// CHECK:   vector.multi_reduction <maximumf>, %[[S]], %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
+// CHECK:   math.exp2
+// CHECK:   math.exp2
+// CHECK:   vector.multi_reduction <add>, %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
+// CHECK:   scf.for %{{.*}} = %[[C0]] to %[[C32]] step %[[C1]] iter_args(%{{.*}}) -> (vector<16x16xf32>)
+// CHECK:     vector.outerproduct {{.*}} : vector<16xf32>, vector<16xf32>
+// CHECK:   scf.yield
+//
+// Blocks that cross the diagonal or the end of the keys: masked, and the
+// p.v loop stops at the last key.
+// CHECK: %[[M:.*]]:4 = scf.for %[[J2:.*]] = %[[FULLEND]] to %[[KVEND]] step %[[C32]] iter_args(%{{.*}} = %[[A]]#0, %{{.*}} = %[[A]]#1, %{{.*}} = %[[A]]#2, %{{.*}} = %[[A]]#3)
+// CHECK:   vector.transfer_read {{.*}} {permutation_map = #[[$KCOL]]} : tensor<1x100x32xf16>, vector<32xf16>
+// CHECK:   arith.cmpi slt
+// CHECK:   arith.cmpi sle
+// CHECK:   arith.select
+// CHECK:   %[[REST:.*]] = arith.subi %[[C100]], %[[J2]] : index
+// CHECK:   %[[NKEYS:.*]] = arith.minsi %[[REST]], %[[C32]] : index
+// CHECK:   scf.for %{{.*}} = %[[C0]] to %[[NKEYS]] step %[[C1]]
+// CHECK:   scf.yield
+//
+// One division per row; rows that saw no key give 0.
+// CHECK: %[[POS:.*]] = arith.cmpf ogt, %[[M]]#1, %{{.*}} : vector<16xf32>
+// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %[[M]]#1 : vector<16xf32>
+// CHECK: arith.select %[[POS]], %[[INV]], %{{.*}} : vector<16xi1>, vector<16xf32>
+// CHECK: arith.truncf %{{.*}} : vector<16x16xf32> to vector<16x16xf16>
+// CHECK: vector.transfer_write
+// CHECK: scf.forall.in_parallel
+
+// TILE-ONLY-LABEL: func @causal_block_skipping
+// TILE-ONLY: scf.forall
+// TILE-ONLY: attn.attention {{.*}} : tensor<1x16x32xf16>, tensor<1x100x32xf16>, tensor<1x100x16xf16>) outs({{.*}}) scale = 2.500000e-01 causal = top_left causal_offset
+func.func @causal_block_skipping(%q: tensor<2x64x32xf16>, %k: tensor<2x100x32xf16>, %v: tensor<2x100x16xf16>,
+                                 %o: tensor<2x64x16xf16>) -> tensor<2x64x16xf16> {
+  %r = attn.attention ins(%q, %k, %v : tensor<2x64x32xf16>, tensor<2x100x32xf16>, tensor<2x100x16xf16>)
+         outs(%o : tensor<2x64x16xf16>) scale = 0.25 causal = bottom_right -> tensor<2x64x16xf16>
+  return %r : tensor<2x64x16xf16>
+}
+
+// -----
+
+// Non-causal with Lk = 100 = 3 * 32 + 4: three unmasked blocks, then the
+// tail block with the bounds mask (one iteration, so the canonicalizer
+// inlines that loop). Lq = 40 = 2 * 16 + 8: the last tile has
+// 8 of its 16 rows, so q is read and the output written with in_bounds
+// false on the rows.
+
+// CHECK-LABEL: func @tails
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (4, 40) step (1, 16)
+// CHECK: vector.transfer_read {{.*}} {in_bounds = [true, false], permutation_map = #{{.*}}} : tensor<1x?x64xf32>, vector<64x16xf32>
+// CHECK: %[[FULL:.*]]:4 = scf.for %{{.*}} = %c0 to %c96 step %c32
+// The tail block: a single iteration, inlined by the canonicalizer.
+// CHECK: vector.transfer_read {{.*}}[%c0, %c96, %{{.*}}], {{.*}} {permutation_map = #{{.*}}} : tensor<1x100x64xf32>, vector<32xf32>
+// CHECK: arith.cmpi slt
+// CHECK: arith.maximumf %[[FULL]]#0
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [false, true]} : vector<16x64xf32>, tensor<1x?x64xf32>
+func.func @tails(%q: tensor<4x40x64xf32>, %k: tensor<4x100x64xf32>, %o: tensor<4x40x64xf32>) -> tensor<4x40x64xf32> {
+  %r = attn.attention ins(%q, %k, %k : tensor<4x40x64xf32>, tensor<4x100x64xf32>, tensor<4x100x64xf32>)
+         outs(%o : tensor<4x40x64xf32>) scale = 0.125 -> tensor<4x40x64xf32>
+  return %r : tensor<4x40x64xf32>
+}
+
+// -----
+
+// A boolean mask becomes an additive f16 mask once; its broadcast query dim
+// is read as a broadcast (permutation map result 0). The bias is scaled by
+// log2(e) like the scores.
+
+// CHECK-DAG: #[[$BCAST:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, 0)>
+// CHECK-LABEL: func @mask_and_bias
+// CHECK: %[[ADD:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x1x1x48xi1>) outs(%{{.*}} : tensor<2x1x1x48xf16>)
+// CHECK:   arith.select %{{.*}}, %{{.*}}, %{{.*}} : f16
+// CHECK: scf.forall
+// CHECK: vector.transfer_read %{{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : tensor<1x1x8x16xbf16>, vector<16x8xbf16>
+// CHECK: vector.transfer_read {{.*}} {in_bounds = [true, true], permutation_map = #[[$BCAST]]} : tensor<1x1x1x48xf32>, vector<32x8xf32>
+// CHECK: vector.transfer_read {{.*}} {in_bounds = [true, true], permutation_map = #[[$BCAST]]} : tensor<1x1x1x48xf16>, vector<32x8xf16>
+// CHECK: vector.transfer_read {{.*}} {in_bounds = [false, true], permutation_map = #[[$BCAST]]} : tensor<1x1x1x48xf32>, vector<32x8xf32>
+// CHECK: vector.transfer_read {{.*}} {in_bounds = [false, true], permutation_map = #[[$BCAST]]} : tensor<1x1x1x48xf16>, vector<32x8xf16>
+func.func @mask_and_bias(%q: tensor<2x4x8x16xbf16>, %k: tensor<2x4x48x16xbf16>, %m: tensor<2x1x1x48xi1>,
+                         %b: tensor<1x4x1x48xf32>, %o: tensor<2x4x8x16xbf16>) -> tensor<2x4x8x16xbf16> {
+  %r = attn.attention ins(%q, %k, %k : tensor<2x4x8x16xbf16>, tensor<2x4x48x16xbf16>, tensor<2x4x48x16xbf16>)
+         mask(%m : tensor<2x1x1x48xi1>) bias(%b : tensor<1x4x1x48xf32>) outs(%o : tensor<2x4x8x16xbf16>)
+         scale = 0.25 -> tensor<2x4x8x16xbf16>
+  return %r : tensor<2x4x8x16xbf16>
+}
+
+// -----
+
+// Memref ops and dynamic head dims are left for --attn-decompose.
+
+// CHECK-LABEL: func @left_alone
+// CHECK: attn.attention {{.*}} : memref<4x8x16xf32>
+// CHECK: attn.attention {{.*}} : tensor<4x8x?xf32>
+func.func @left_alone(%q: memref<4x8x16xf32>, %o: memref<4x8x16xf32>, %t: tensor<4x8x?xf32>,
+                      %to: tensor<4x8x?xf32>) -> tensor<4x8x?xf32> {
+  attn.attention ins(%q, %q, %q : memref<4x8x16xf32>, memref<4x8x16xf32>, memref<4x8x16xf32>)
+    outs(%o : memref<4x8x16xf32>) scale = 0.25
+  %r = attn.attention ins(%t, %t, %t : tensor<4x8x?xf32>, tensor<4x8x?xf32>, tensor<4x8x?xf32>)
+         outs(%to : tensor<4x8x?xf32>) scale = 0.25 -> tensor<4x8x?xf32>
+  return %r : tensor<4x8x?xf32>
+}

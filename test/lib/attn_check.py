@@ -1,0 +1,567 @@
+#!/usr/bin/python3
+"""Runs one random ``attn.attention`` problem on the CPU and checks it.
+
+The driver generates q/k/v (and optionally a mask and a bias) from the
+command-line options, writes an MLIR program whose ``@main`` computes the
+attention and prints the result with ``printMemrefF32``, lowers it with
+``attn-opt <pipeline>``, runs it with ``mlir-runner``, and compares the
+printed numbers with the float64 reference in ``attn_reference.py``.
+
+Exit status: 0 when the output matches, 1 on a mismatch (including any
+NaN/inf in the output, a wrong element count, or a nonzero value in a row
+that has no visible key), 2 when a tool fails or the options are invalid.
+
+Example::
+
+    /usr/bin/python3 test/lib/attn_check.py --attn-opt build/bin/attn-opt \\
+        --mlir-runner /usr/lib/llvm-22/bin/mlir-runner \\
+        --dtype f16 --batch 2 --hq 8 --hkv 2 --lq 37 --lk 45 --dqk 64 --dv 32 \\
+        --mask bool:2x1x37x45 --causal bottom_right
+
+Run with ``/usr/bin/python3``: only the system interpreter sees Debian's
+numpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attn_reference as ref  # noqa: E402
+
+DEFAULT_SHARED_LIBS = ",".join([
+    "/usr/lib/llvm-22/lib/libmlir_runner_utils.so",
+    "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so",
+])
+
+# Tolerances, |out - ref| <= atol + rtol * |ref| elementwise.  The reference
+# is exact (float64 from the exactly rounded inputs), so the budget covers
+# the implementation's f32 arithmetic, the rounding of the result to its
+# element type, and for f32 the printing.  Outputs are convex combinations
+# of v ~ N(0, 1), so |out| <= ~4.
+#  * f32: printMemrefF32 prints 6 significant digits (relative error up to
+#    5e-6) and f32 accumulation over Lk, Dqk <= a few hundred adds ~1e-6;
+#    1e-4 leaves a wide margin yet catches any real semantic error.
+#  * f16: the result is rounded to f16, half an ulp is 2^-11 ~ 4.9e-4
+#    relative; 2e-3 is 4 half-ulps (room for f32 accumulation and a
+#    possible f16 rounding of intermediate probabilities).
+#  * bf16: half an ulp is 2^-8 ~ 3.9e-3 relative; 1.6e-2 is again 4
+#    half-ulps.
+TOLERANCES = {"f32": (1e-4, 1e-4), "f16": (2e-3, 2e-3), "bf16": (1.6e-2, 1.6e-2)}
+
+TOOL_TIMEOUT_S = 600
+
+
+class ToolError(Exception):
+    """A tool (attn-opt or mlir-runner) failed."""
+
+
+class UsageError(Exception):
+    """The options describe an invalid problem."""
+
+
+# ---------------------------------------------------------------------------
+# Options
+# ---------------------------------------------------------------------------
+
+
+def parse_shape(text: str) -> list[int]:
+    """Parses ``2x3x4`` into [2, 3, 4]; the empty string gives []."""
+    text = text.strip()
+    if not text:
+        return []
+    try:
+        dims = [int(d) for d in text.split("x")]
+    except ValueError:
+        raise UsageError(f"bad shape {text!r}, expected e.g. 2x8x1x45") from None
+    if any(d <= 0 for d in dims):
+        raise UsageError(f"bad shape {text!r}: dims must be positive")
+    return dims
+
+
+@dataclass
+class OperandSpec:
+    """A mask or bias operand: kind ("bool" or "float"), shape, element type."""
+
+    kind: str
+    shape: list[int]
+    dtype: str  # "i1", "f32", "f16" or "bf16"
+
+
+def parse_mask(text: str) -> OperandSpec:
+    """Parses ``bool:SHAPE`` or ``float:SHAPE[:f32|f16|bf16]``."""
+    parts = text.split(":")
+    if parts[0] == "bool" and len(parts) == 2:
+        return OperandSpec("bool", parse_shape(parts[1]), "i1")
+    if parts[0] == "float" and len(parts) in (2, 3):
+        dtype = parts[2] if len(parts) == 3 else "f32"
+        if dtype not in ref.FLOAT_DTYPES:
+            raise UsageError(f"bad mask element type {dtype!r}")
+        return OperandSpec("float", parse_shape(parts[1]), dtype)
+    raise UsageError(f"bad --mask {text!r}, expected bool:SHAPE or "
+                     "float:SHAPE[:f32|f16|bf16]")
+
+
+def parse_bias(text: str) -> OperandSpec:
+    """Parses ``SHAPE[:f32|f16|bf16]``."""
+    parts = text.split(":")
+    if len(parts) > 2:
+        raise UsageError(f"bad --bias {text!r}, expected SHAPE[:dtype]")
+    dtype = parts[1] if len(parts) == 2 else "f32"
+    if dtype not in ref.FLOAT_DTYPES:
+        raise UsageError(f"bad bias element type {dtype!r}")
+    return OperandSpec("float", parse_shape(parts[0]), dtype)
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    tools = p.add_argument_group("tools")
+    tools.add_argument("--attn-opt", default="attn-opt", help="attn-opt binary")
+    tools.add_argument("--mlir-runner", default="mlir-runner",
+                       help="mlir-runner binary")
+    tools.add_argument("--shared-libs", default=DEFAULT_SHARED_LIBS,
+                       help="comma-separated runtime libraries for mlir-runner")
+    tools.add_argument("--pipeline", default="--attn-cpu-pipeline",
+                       help="attn-opt flags, split like a shell command line; "
+                            "write --pipeline='--a --b' (with '=') since the "
+                            "value starts with '-'")
+
+    prob = p.add_argument_group("problem")
+    prob.add_argument("--dtype", choices=ref.FLOAT_DTYPES, default="f32",
+                      help="element type of q, k, v and the result")
+    prob.add_argument("--batch", default="",
+                      help="leading batch dims, e.g. 2x3; empty for none")
+    prob.add_argument("--hq", type=int, default=4, help="query heads")
+    prob.add_argument("--hkv", type=int, help="key/value heads (default: hq)")
+    prob.add_argument("--lq", type=int, default=16, help="query length")
+    prob.add_argument("--lk", type=int, default=16, help="key length")
+    prob.add_argument("--dqk", type=int, default=32, help="q/k head dim")
+    prob.add_argument("--dv", type=int, help="v head dim (default: dqk)")
+    prob.add_argument("--scale", type=float,
+                      help="softmax scale (default: 1/sqrt(dqk))")
+    prob.add_argument("--causal", choices=("top_left", "bottom_right"),
+                      help="causal alignment (default: not causal)")
+    prob.add_argument("--mask", type=parse_mask, metavar="KIND:SHAPE[:DTYPE]",
+                      help="bool:SHAPE (~80%% true) or float:SHAPE[:dtype] "
+                           "(additive, some -inf); SHAPE broadcasts to "
+                           "[B..., Hq, Lq, Lk]")
+    prob.add_argument("--bias", type=parse_bias, metavar="SHAPE[:DTYPE]",
+                      help="additive float bias, random normal")
+    prob.add_argument("--fully-masked-rows", type=int, default=0, metavar="N",
+                      help="hide every key from N query rows (needs a bool "
+                           "mask with a full Lq dim)")
+    prob.add_argument("--magnitude", type=float, default=1.0,
+                      help="standard deviation of the q and k values")
+    prob.add_argument("--seed", type=int, default=0, help="random seed")
+
+    chk = p.add_argument_group("checking")
+    chk.add_argument("--atol", type=float,
+                     help="absolute tolerance (default: by dtype)")
+    chk.add_argument("--rtol", type=float,
+                     help="relative tolerance (default: by dtype)")
+    chk.add_argument("--reference-scale-multiplier", type=float, default=1.0,
+                     help="multiply the scale the REFERENCE uses (harness "
+                          "self-check: anything but 1 must fail)")
+    chk.add_argument("--reference-causal",
+                     choices=("same", "none", "top_left", "bottom_right"),
+                     default="same",
+                     help="causal alignment the REFERENCE uses (harness "
+                          "self-check)")
+    chk.add_argument("--reference-kv-head-map", choices=("group", "modulo"),
+                     default="group",
+                     help="query head -> kv head map of the REFERENCE: "
+                          "h // (Hq/Hkv) (correct) or h %% Hkv (harness "
+                          "self-check)")
+
+    out = p.add_argument_group("output")
+    out.add_argument("--keep", metavar="DIR",
+                     help="write the program, the lowered program and the "
+                          "output/reference arrays to DIR")
+    out.add_argument("--emit", action="store_true",
+                     help="print the generated MLIR program and exit")
+    return p
+
+
+# ---------------------------------------------------------------------------
+# Problem generation
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Operand:
+    """One operand of the program: its name, values (exactly representable
+    in ``dtype``, float64 or bool) and element type."""
+
+    name: str
+    values: np.ndarray
+    dtype: str
+
+    @property
+    def type(self) -> str:
+        return ref.tensor_type(self.values.shape, self.dtype)
+
+
+@dataclass
+class Problem:
+    q: Operand
+    k: Operand
+    v: Operand
+    mask: Optional[Operand]
+    bias: Optional[Operand]
+    scale: float  # already rounded to f32
+    causal: Optional[str]
+    out_shape: list[int]
+    dtype: str
+
+
+def check_broadcast(name: str, shape: list[int], score: list[int]) -> None:
+    """Raises UsageError unless ``shape`` broadcasts to ``score`` per dim."""
+    if len(shape) != len(score):
+        raise UsageError(f"{name} shape {shape} must have rank {len(score)} "
+                         f"(score shape {score})")
+    for d, (s, full) in enumerate(zip(shape, score)):
+        if s not in (1, full):
+            raise UsageError(f"{name} dim {d} is {s}, must be 1 or {full} "
+                             f"(score shape {score})")
+
+
+def make_problem(args: argparse.Namespace) -> Problem:
+    """Generates the random problem the options describe."""
+    rng = np.random.default_rng(args.seed)
+    batch = parse_shape(args.batch)
+    hq = args.hq
+    hkv = args.hkv if args.hkv is not None else hq
+    dv = args.dv if args.dv is not None else args.dqk
+    lq, lk, dqk = args.lq, args.lk, args.dqk
+    for name, val in (("hq", hq), ("hkv", hkv), ("lq", lq), ("lk", lk),
+                      ("dqk", dqk), ("dv", dv)):
+        if val <= 0:
+            raise UsageError(f"--{name} must be positive")
+    if hq % hkv:
+        raise UsageError(f"--hq {hq} is not a multiple of --hkv {hkv}")
+    score = batch + [hq, lq, lk]
+
+    def rand(shape: list[int], std: float, dtype: str) -> np.ndarray:
+        # Values are drawn as float32 and then rounded exactly to dtype.
+        x = (rng.standard_normal(shape) * std).astype(np.float32)
+        return ref.round_to(x, dtype)
+
+    dt = args.dtype
+    q = Operand("q", rand(batch + [hq, lq, dqk], args.magnitude, dt), dt)
+    k = Operand("k", rand(batch + [hkv, lk, dqk], args.magnitude, dt), dt)
+    v = Operand("v", rand(batch + [hkv, lk, dv], 1.0, dt), dt)
+
+    mask = None
+    if args.mask is not None:
+        spec = args.mask
+        check_broadcast("mask", spec.shape, score)
+        if spec.kind == "bool":
+            values = rng.random(spec.shape) < 0.8
+        else:
+            values = rand(spec.shape, 2.0, spec.dtype)
+            values[rng.random(spec.shape) < 0.15] = -np.inf
+        mask = Operand("m", values, spec.dtype)
+
+    if args.fully_masked_rows:
+        n = args.fully_masked_rows
+        if mask is None or mask.dtype != "i1" or mask.values.shape[-2] != lq:
+            raise UsageError("--fully-masked-rows needs a bool mask whose Lq "
+                             "dim is full")
+        if not 0 < n <= lq:
+            raise UsageError(f"--fully-masked-rows must be in [1, {lq}]")
+        rows = rng.choice(lq, size=n, replace=False)
+        mask.values[..., rows, :] = False
+
+    bias = None
+    if args.bias is not None:
+        check_broadcast("bias", args.bias.shape, score)
+        bias = Operand("b", rand(args.bias.shape, 1.0, args.bias.dtype),
+                       args.bias.dtype)
+
+    scale = args.scale if args.scale is not None else 1.0 / math.sqrt(dqk)
+    scale = float(np.float32(scale))
+    if not math.isfinite(scale):
+        raise UsageError("--scale must be finite")
+    return Problem(q, k, v, mask, bias, scale, args.causal,
+                   batch + [hq, lq, dv], dt)
+
+
+# ---------------------------------------------------------------------------
+# MLIR program
+# ---------------------------------------------------------------------------
+
+
+def format_scale(scale: float) -> str:
+    """The scale as an MLIR float literal that parses back to the same f32."""
+    return "%.9e" % np.float32(scale)
+
+
+def emit_program(pb: Problem) -> str:
+    """Returns the MLIR program (``func.func @main()``) for the problem."""
+    out_ty = ref.tensor_type(pb.out_shape, pb.dtype)
+    out32_ty = ref.tensor_type(pb.out_shape, "f32")
+    lines = ["func.func private @printMemrefF32(tensor<*xf32>)",
+             "func.func @main() {"]
+    optional = [o for o in (pb.mask, pb.bias) if o is not None]
+    operands = [pb.q, pb.k, pb.v] + optional
+    for o in operands:
+        lines.append(f"  %{o.name} = arith.constant "
+                     f"{ref.hex_literal(o.values, o.dtype)} : {o.type}")
+    lines.append(f"  %init = tensor.empty() : {out_ty}")
+    op = (f"  %r = attn.attention ins(%q, %k, %v : {pb.q.type}, {pb.k.type}, "
+          f"{pb.v.type})")
+    if pb.mask is not None:
+        op += f" mask(%m : {pb.mask.type})"
+    if pb.bias is not None:
+        op += f" bias(%b : {pb.bias.type})"
+    op += f" outs(%init : {out_ty}) scale = {format_scale(pb.scale)}"
+    if pb.causal:
+        op += f" causal = {pb.causal}"
+    op += f" -> {out_ty}"
+    lines.append(op)
+
+    result = "%r"
+    if pb.dtype != "f32":
+        rank = len(pb.out_shape)
+        dims = ", ".join(f"d{i}" for i in range(rank))
+        ident = f"affine_map<({dims}) -> ({dims})>"
+        iters = ", ".join(['"parallel"'] * rank)
+        lines += [
+            f"  %e32 = tensor.empty() : {out32_ty}",
+            f"  %r32 = linalg.generic {{indexing_maps = [{ident}, {ident}], "
+            f"iterator_types = [{iters}]}} ins(%r : {out_ty}) "
+            f"outs(%e32 : {out32_ty}) {{",
+            f"  ^bb0(%in: {pb.dtype}, %unused: f32):",
+            f"    %x = arith.extf %in : {pb.dtype} to f32",
+            "    linalg.yield %x : f32",
+            f"  }} -> {out32_ty}",
+        ]
+        result = "%r32"
+    lines += [
+        f"  %u = tensor.cast {result} : {out32_ty} to tensor<*xf32>",
+        "  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()",
+        "  return",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# Running and parsing
+# ---------------------------------------------------------------------------
+
+
+def run_tool(cmd: list[str]) -> str:
+    """Runs ``cmd`` and returns its stdout; raises ToolError on failure."""
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=TOOL_TIMEOUT_S)
+    except FileNotFoundError as e:
+        raise ToolError(f"cannot run {cmd[0]}: {e}") from None
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"timed out after {TOOL_TIMEOUT_S}s: "
+                        f"{shlex.join(cmd)}") from None
+    if proc.returncode != 0:
+        raise ToolError(f"exit status {proc.returncode}: {shlex.join(cmd)}\n"
+                        f"{proc.stderr}{proc.stdout[-2000:]}")
+    return proc.stdout
+
+
+_NUMBER = re.compile(
+    r"[-+]?(?:nan|inf|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", re.IGNORECASE)
+
+
+def parse_printed_memref(text: str) -> tuple[list[int], np.ndarray]:
+    """Parses printMemrefF32 output: returns (sizes, flat float64 data)."""
+    header, sep, data = text.partition("data =")
+    if not sep:
+        raise ValueError("no 'data =' in the output")
+    sizes_match = re.search(r"sizes = \[([^\]]*)\]", header)
+    sizes = ([int(s) for s in sizes_match.group(1).split(",") if s.strip()]
+             if sizes_match else [])
+    values = [float(tok) for tok in _NUMBER.findall(data)]
+    return sizes, np.array(values, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------
+# Comparison
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Comparison:
+    ok: bool
+    messages: list[str]
+    max_abs: float
+    max_rel: float
+    worst_ratio: float  # max |out - ref| / (atol + rtol |ref|); <= 1 passes
+
+
+def compare(out: np.ndarray, expected: np.ndarray, hidden: np.ndarray,
+            atol: float, rtol: float) -> Comparison:
+    """Compares ``out`` and ``expected`` (same shape); ``hidden`` marks the
+    [..., Lq] rows that must be exactly zero."""
+    msgs: list[str] = []
+    ok = True
+    finite = np.isfinite(out)
+    if not finite.all():
+        ok = False
+        bad = np.argwhere(~finite)
+        msgs.append(f"{(~finite).sum()} non-finite output values, first at "
+                    f"index {tuple(bad[0])}: {out[tuple(bad[0])]}")
+    err = np.abs(out - expected)
+    err = np.where(finite, err, np.inf)
+    bound = atol + rtol * np.abs(expected)
+    ratio = err / bound
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(expected != 0, err / np.abs(expected), 0.0)
+    mismatched = err > bound
+    if mismatched.any():
+        ok = False
+        worst = np.unravel_index(np.argmax(ratio), ratio.shape)
+        msgs.append(f"{mismatched.sum()} of {out.size} values out of "
+                    f"tolerance; worst at index {tuple(int(i) for i in worst)}:"
+                    f" got {out[worst]!r}, expected {expected[worst]!r}")
+    if hidden.any():
+        nonzero = (out != 0) & hidden[..., None]
+        if nonzero.any():
+            ok = False
+            first = tuple(int(i) for i in np.argwhere(nonzero)[0])
+            msgs.append(f"{nonzero.sum()} nonzero values in rows with no "
+                        f"visible key (must be exactly 0), first at index "
+                        f"{first}: {out[first]!r}")
+    # Error statistics over the finite outputs (non-finite ones failed above).
+    return Comparison(ok, msgs,
+                      float(np.max(np.where(finite, err, 0.0), initial=0.0)),
+                      float(np.max(np.where(finite, rel, 0.0), initial=0.0)),
+                      float(np.max(ratio, initial=0.0)))
+
+
+def describe(pb: Problem) -> str:
+    """A compact one-line description of the problem."""
+    shp = lambda o: "x".join(map(str, o.values.shape))  # noqa: E731
+    parts = [pb.dtype, f"q={shp(pb.q)}", f"k={shp(pb.k)}", f"v={shp(pb.v)}"]
+    if pb.mask is not None:
+        kind = "bool" if pb.mask.dtype == "i1" else f"float:{pb.mask.dtype}"
+        parts.append(f"mask={kind}:{shp(pb.mask)}")
+    if pb.bias is not None:
+        parts.append(f"bias={shp(pb.bias)}:{pb.bias.dtype}")
+    if pb.causal:
+        parts.append(f"causal={pb.causal}")
+    parts.append(f"scale={pb.scale:.6g}")
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------
+
+
+def reference_for(pb: Problem, args: argparse.Namespace
+                  ) -> tuple[np.ndarray, np.ndarray, float]:
+    """Returns (expected output, hidden-row flags, max |q . k|).
+
+    max |q . k| is the largest unscaled dot product: where it exceeds 65504 a
+    score accumulated in f16 would overflow."""
+    causal = pb.causal if args.reference_causal == "same" else (
+        None if args.reference_causal == "none" else args.reference_causal)
+    hq, hkv = pb.q.values.shape[-3], pb.k.values.shape[-3]
+    kv_heads = (np.arange(hq) % hkv if args.reference_kv_head_map == "modulo"
+                else ref.kv_head_index(hq, hkv))
+    kw = dict(scale=pb.scale * args.reference_scale_multiplier,
+              mask=pb.mask.values if pb.mask is not None else None,
+              bias=pb.bias.values if pb.bias is not None else None,
+              causal=causal, kv_heads=kv_heads)
+    s = ref.scores(pb.q.values, pb.k.values, **kw)
+    expected = ref.attention(pb.q.values, pb.k.values, pb.v.values, **kw)
+    raw = ref.scores(pb.q.values, pb.k.values, scale=1.0)
+    max_qk = float(np.abs(raw).max())
+    return expected, ref.hidden_rows(s), max_qk
+
+
+def run(args: argparse.Namespace) -> int:
+    pb = make_problem(args)
+    program = emit_program(pb)
+    if args.emit:
+        sys.stdout.write(program)
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix="attn-check-") as tmp:
+        work = args.keep or tmp
+        os.makedirs(work, exist_ok=True)
+        src = os.path.join(work, "input.mlir")
+        lowered = os.path.join(work, "lowered.mlir")
+        with open(src, "w") as f:
+            f.write(program)
+        run_tool([args.attn_opt, *shlex.split(args.pipeline), src,
+                  "-o", lowered])
+        printed = run_tool([args.mlir_runner, lowered, "-e", "main",
+                            "-entry-point-result=void",
+                            f"-shared-libs={args.shared_libs}"])
+        if args.keep:
+            with open(os.path.join(work, "output.txt"), "w") as f:
+                f.write(printed)
+
+    expected, hidden, max_qk = reference_for(pb, args)
+    if args.keep:
+        np.save(os.path.join(args.keep, "expected.npy"), expected)
+
+    atol, rtol = TOLERANCES[pb.dtype]
+    atol = args.atol if args.atol is not None else atol
+    rtol = args.rtol if args.rtol is not None else rtol
+    summary = f"{describe(pb)} max|q.k|={max_qk:.4g}"
+
+    try:
+        sizes, values = parse_printed_memref(printed)
+    except ValueError as e:
+        print(f"FAIL: {summary}: cannot parse the output: {e}\n{printed[:2000]}")
+        return 1
+    if sizes and sizes != pb.out_shape:
+        print(f"FAIL: {summary}: printed sizes {sizes}, expected {pb.out_shape}")
+        return 1
+    if values.size != expected.size:
+        print(f"FAIL: {summary}: {values.size} values printed, expected "
+              f"{expected.size}")
+        return 1
+    out = values.reshape(expected.shape)
+    if args.keep:
+        np.save(os.path.join(args.keep, "output.npy"), out)
+
+    cmp = compare(out, expected, hidden, atol, rtol)
+    status = "PASS" if cmp.ok else "FAIL"
+    print(f"{status}: {summary} hidden_rows={int(hidden.sum())} "
+          f"max_abs_err={cmp.max_abs:.3e} max_rel_err={cmp.max_rel:.3e} "
+          f"atol={atol:g} rtol={rtol:g} worst/tol={cmp.worst_ratio:.3g}")
+    for m in cmp.messages:
+        print(f"  {m}")
+    return 0 if cmp.ok else 1
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = build_arg_parser()
+    try:
+        args = parser.parse_args(argv)
+        return run(args)
+    except UsageError as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 2
+    except ToolError as e:
+        print(f"TOOL FAILURE: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""Tests for attn_reference.py: the numpy reference and the encoding helpers.
+
+Run with ``/usr/bin/python3 -m pytest test/lib``.  The numpy reference is
+checked against a deliberately naive pure-Python loop implementation written
+straight from the op's documented semantics, so a vectorization slip (wrong
+broadcast, wrong GQA head map, off-by-one causal rule) cannot hide in both.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attn_reference as ref  # noqa: E402
+
+# ---------------------------------------------------------------------------
+# Naive reference
+# ---------------------------------------------------------------------------
+
+
+def _at(arr: np.ndarray, idx: tuple[int, ...]):
+    """Reads ``arr`` at ``idx`` with numpy-style broadcasting of size-1 dims."""
+    return arr[tuple(0 if n == 1 else i for i, n in zip(idx, arr.shape))]
+
+
+def naive_attention(q, k, v, scale, mask=None, bias=None, causal=None):
+    """Loop implementation of attn.attention, one scalar at a time."""
+    *batch, hq, lq, dqk = q.shape
+    hkv, lk, dv = v.shape[-3:]
+    group = hq // hkv
+    out = np.zeros((*batch, hq, lq, dv))
+    for b in itertools.product(*(range(n) for n in batch)):
+        for h in range(hq):
+            hk = h // group
+            for i in range(lq):
+                s = []
+                for j in range(lk):
+                    idx = (*b, h, i, j)
+                    dot = 0.0
+                    for d in range(dqk):
+                        dot += float(q[(*b, h, i, d)]) * float(k[(*b, hk, j, d)])
+                    x = scale * dot
+                    if bias is not None:
+                        x += float(_at(bias, idx))
+                    visible = True
+                    if mask is not None:
+                        if mask.dtype == np.bool_:
+                            visible = bool(_at(mask, idx))
+                        else:
+                            x += float(_at(mask, idx))
+                    if causal == "top_left" and j > i:
+                        visible = False
+                    if causal == "bottom_right" and j > i + lk - lq:
+                        visible = False
+                    s.append(x if visible else -math.inf)
+                m = max(s)
+                if m == -math.inf:
+                    continue  # no visible key: the row stays 0
+                e = [math.exp(x - m) for x in s]
+                total = sum(e)
+                for d in range(dv):
+                    out[(*b, h, i, d)] = sum(
+                        e[j] / total * float(v[(*b, hk, j, d)]) for j in range(lk))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Reference vs. naive
+# ---------------------------------------------------------------------------
+
+CASES = [
+    # id, batch, hq, hkv, lq, lk, dqk, dv, causal, mask, bias
+    ("mha", [], 2, 2, 3, 4, 5, 5, None, None, None),
+    ("gqa", [2], 4, 2, 3, 5, 3, 2, None, None, None),
+    ("mqa", [2, 1], 3, 1, 2, 3, 4, 3, None, None, None),
+    ("bool_mask", [2], 4, 2, 4, 5, 3, 2, None, ("bool", [2, 1, 4, 5]), None),
+    ("float_mask", [], 2, 1, 3, 4, 3, 3, None, ("float", [1, 3, 4]), None),
+    ("bias_per_head", [2], 4, 2, 3, 4, 3, 2, None, None, [1, 4, 1, 1]),
+    ("bias_per_key", [], 2, 2, 3, 4, 3, 2, None, None, [1, 1, 4]),
+    ("bias_full_and_mask", [2], 2, 1, 3, 4, 3, 2, None, ("bool", [1, 1, 3, 4]),
+     [2, 2, 3, 4]),
+    ("top_left_lq_lt_lk", [], 2, 1, 3, 5, 3, 2, "top_left", None, None),
+    ("top_left_lq_gt_lk", [], 2, 1, 5, 3, 3, 2, "top_left", None, None),
+    ("bottom_right_lq_lt_lk", [], 2, 1, 3, 5, 3, 2, "bottom_right", None, None),
+    ("bottom_right_lq_gt_lk", [2], 2, 1, 5, 3, 3, 2, "bottom_right", None,
+     [1, 2, 5, 1]),
+    ("causal_and_float_mask", [], 2, 2, 4, 4, 3, 2, "top_left",
+     ("float", [2, 4, 4]), None),
+]
+
+
+def _make(case, seed=0):
+    _, batch, hq, hkv, lq, lk, dqk, dv, causal, mask_spec, bias_shape = case
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal(batch + [hq, lq, dqk])
+    k = rng.standard_normal(batch + [hkv, lk, dqk])
+    v = rng.standard_normal(batch + [hkv, lk, dv])
+    mask = None
+    if mask_spec is not None:
+        kind, shape = mask_spec
+        if kind == "bool":
+            mask = rng.random(shape) < 0.7
+        else:
+            mask = rng.standard_normal(shape)
+            mask[rng.random(shape) < 0.3] = -np.inf
+    bias = rng.standard_normal(bias_shape) if bias_shape else None
+    return q, k, v, mask, bias, causal
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_reference_matches_naive(case):
+    q, k, v, mask, bias, causal = _make(case)
+    scale = 0.37
+    got = ref.attention(q, k, v, scale=scale, mask=mask, bias=bias,
+                        causal=causal)
+    want = naive_attention(q, k, v, scale, mask=mask, bias=bias, causal=causal)
+    assert got.shape == want.shape
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_fully_masked_rows_are_zero():
+    q, k, v, _, _, _ = _make(CASES[3])
+    mask = np.ones((2, 1, 4, 5), dtype=bool)
+    mask[:, :, 1, :] = False  # row 1 sees nothing in every batch and head
+    mask[1, 0, 3, :] = False  # row 3 of batch 1 sees nothing
+    got = ref.attention(q, k, v, scale=1.0, mask=mask)
+    want = naive_attention(q, k, v, 1.0, mask=mask)
+    assert np.all(got[:, :, 1, :] == 0)
+    assert np.all(got[1, :, 3, :] == 0)
+    assert np.any(got[0, :, 3, :] != 0)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    hidden = ref.hidden_rows(ref.scores(q, k, scale=1.0, mask=mask))
+    assert hidden.sum() == 2 * 4 + 4
+
+
+def test_bottom_right_hides_leading_rows_when_lq_gt_lk():
+    case = CASES[11]
+    q, k, v, _, _, _ = _make(case)
+    got = ref.attention(q, k, v, scale=1.0, causal="bottom_right")
+    lq, lk = q.shape[-2], k.shape[-2]
+    assert np.all(got[..., : lq - lk, :] == 0)
+    assert np.all(got[..., lq - lk:, :] != 0)
+    # The last query sees every key, as if not causal.
+    full = ref.attention(q, k, v, scale=1.0)
+    np.testing.assert_allclose(got[..., -1, :], full[..., -1, :], rtol=1e-12)
+    # top_left with Lq > Lk hides no row.
+    assert not ref.hidden_rows(
+        ref.scores(q, k, scale=1.0, causal="top_left")).any()
+
+
+def test_causal_alignments_coincide_when_square():
+    assert np.array_equal(ref.causal_visible(5, 5, "top_left"),
+                          ref.causal_visible(5, 5, "bottom_right"))
+    assert np.array_equal(ref.causal_visible(2, 4, "bottom_right"),
+                          np.array([[1, 1, 1, 0], [1, 1, 1, 1]], dtype=bool))
+    assert np.array_equal(ref.causal_visible(2, 4, "top_left"),
+                          np.array([[1, 0, 0, 0], [1, 1, 0, 0]], dtype=bool))
+
+
+def test_large_scores_are_stable():
+    rng = np.random.default_rng(3)
+    q = rng.standard_normal((1, 2, 64)) * 300
+    k = rng.standard_normal((1, 3, 64)) * 300
+    v = rng.standard_normal((1, 3, 4))
+    got = ref.attention(q, k, v, scale=1.0)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, naive_attention(q, k, v, 1.0), rtol=1e-12)
+
+
+def test_gqa_head_map():
+    assert list(ref.kv_head_index(8, 2)) == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert list(ref.kv_head_index(3, 1)) == [0, 0, 0]
+    assert list(ref.kv_head_index(4, 4)) == [0, 1, 2, 3]
+    with pytest.raises(ValueError):
+        ref.kv_head_index(6, 4)
+
+
+# ---------------------------------------------------------------------------
+# Rounding
+# ---------------------------------------------------------------------------
+
+
+def _bits(x: float) -> int:
+    return int(np.array(x, dtype=np.float32).view(np.uint32))
+
+
+def _f32(bits: int) -> float:
+    return float(np.array(bits, dtype=np.uint32).view(np.float32))
+
+
+@pytest.mark.parametrize("f32_bits, bf16", [
+    (0x3F800000, 0x3F80),  # 1.0 exact
+    (0x3F807FFF, 0x3F80),  # just below the tie: down
+    (0x3F808000, 0x3F80),  # tie, kept bit even: down
+    (0x3F808001, 0x3F81),  # just above the tie: up
+    (0x3F818000, 0x3F82),  # tie, kept bit odd: up to even
+    (0xBF818000, 0xBF82),  # same, negative
+    (0x7F7FFFFF, 0x7F80),  # f32 max rounds to inf
+    (0x7F800000, 0x7F80),  # inf
+    (0xFF800000, 0xFF80),  # -inf
+    (0x00000001, 0x0000),  # smallest subnormal rounds to 0
+    (0x80000000, 0x8000),  # -0
+    (0x7FC00000, 0x7FC0),  # NaN
+    (0xFFC00001, 0xFFC0),  # NaN with sign and payload
+])
+def test_bf16_rounding_cases(f32_bits, bf16):
+    assert int(ref.bf16_bits(np.array([_f32(f32_bits)], np.float32))[0]) == bf16
+
+
+def test_bf16_rounding_is_nearest_even_on_random_values():
+    rng = np.random.default_rng(0)
+    bits = rng.integers(0, 2**32, size=20000, dtype=np.uint64).astype(np.uint32)
+    x = bits.view(np.float32)
+    x = x[np.isfinite(x) & (np.abs(x) < 3e38)]
+    got = ref.bf16_bits(x)
+    for xi, g in zip(x[:3000], got[:3000]):
+        lo = _bits(float(xi)) >> 16  # truncation
+        cands = [lo, lo + 1]
+        vals = [_f32((c & 0xFFFF) << 16) for c in cands]
+        dist = [abs(val - float(xi)) for val in vals]
+        if dist[0] != dist[1]:
+            want = cands[int(np.argmin(dist))]
+        else:
+            want = cands[0] if cands[0] % 2 == 0 else cands[1]
+        assert int(g) == want & 0xFFFF, hex(_bits(float(xi)))
+
+
+def test_round_to_is_idempotent_and_exact():
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal(1000) * 10).astype(np.float32)
+    for dt, eps in (("f32", 0.0), ("f16", 2.0**-11), ("bf16", 2.0**-8)):
+        r = ref.round_to(x, dt)
+        assert np.array_equal(ref.round_to(r, dt), r)
+        np.testing.assert_array_less(np.abs(r - x), eps * np.abs(x) + 1e-30)
+    r16 = ref.round_to(x, "f16")
+    assert np.array_equal(r16, r16.astype(np.float16).astype(np.float64))
+    # f16 ties to even: 1 + 2^-11 is halfway between 1 and 1 + 2^-10.
+    assert ref.round_to(np.array([1 + 2**-11]), "f16")[0] == 1.0
+    assert ref.round_to(np.array([1 + 3 * 2**-11]), "f16")[0] == 1 + 2**-9
+    assert ref.round_to(np.array([70000.0]), "f16")[0] == np.inf
+
+
+# ---------------------------------------------------------------------------
+# Hex literals
+# ---------------------------------------------------------------------------
+
+
+def test_hex_known_values():
+    one = np.array([1.0, -2.0])
+    assert ref.hex_literal(one, "f32") == 'dense<"0x0000803F000000C0">'
+    assert ref.hex_literal(one, "f16") == 'dense<"0x003C00C0">'
+    assert ref.hex_literal(one, "bf16") == 'dense<"0x803F00C0">'
+    bits = np.array([True, False, True, True, False, False, False, False, True,
+                     True])
+    assert ref.hex_literal(bits, "i1") == 'dense<"0x0D03">'
+    assert ref.hex_literal(np.ones((2, 2), bool), "i1") == 'dense<"0x0F">'
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16", "i1"])
+@pytest.mark.parametrize("shape", [(1,), (7,), (8,), (9,), (2, 3, 5),
+                                   (2, 1, 3, 17)])
+def test_hex_round_trip(dtype, shape):
+    rng = np.random.default_rng(2)
+    if dtype == "i1":
+        x = rng.random(shape) < 0.5
+    else:
+        x = ref.round_to(rng.standard_normal(shape).astype(np.float32), dtype)
+        x.flat[0] = -np.inf
+    back = ref.decode_hex(ref.hex_literal(x, dtype), dtype, shape)
+    assert back.shape == x.shape
+    assert np.array_equal(back, x)
+
+
+MLIR_OPT = "/usr/lib/llvm-22/bin/mlir-opt"
+
+
+@pytest.mark.skipif(not shutil.which(MLIR_OPT), reason="mlir-opt not found")
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16", "i1"])
+def test_hex_literals_parse_in_mlir(dtype, tmp_path):
+    """mlir-opt reads our hex literals as the intended values."""
+    rng = np.random.default_rng(4)
+    shape = (2, 3, 5)
+    if dtype == "i1":
+        x = rng.random(shape) < 0.5
+    else:
+        x = ref.round_to(rng.standard_normal(shape).astype(np.float32) * 4, dtype)
+    ty = ref.tensor_type(shape, dtype)
+    src = tmp_path / "c.mlir"
+    src.write_text(f"func.func @f() -> {ty} {{\n"
+                   f"  %c = arith.constant {ref.hex_literal(x, dtype)} : {ty}\n"
+                   f"  return %c : {ty}\n}}\n")
+    printed = subprocess.run(
+        [MLIR_OPT, str(src), "--mlir-print-elementsattrs-with-hex-if-larger=-1"],
+        check=True, capture_output=True, text=True).stdout
+    body = re.search(r"dense<(.*?)>\s*:", printed).group(1)
+    if dtype == "i1":
+        vals = [t == "true" for t in re.findall(r"true|false", body)]
+        assert np.array_equal(np.array(vals).reshape(shape), x)
+    else:
+        vals = [float(t) for t in re.findall(r"[-+]?\d[\d.]*(?:e[-+]?\d+)?", body)]
+        # The decimal form is printed to ~7 digits; rounding it back to the
+        # element type must give our exact values.
+        got = ref.round_to(np.array(vals, np.float32), dtype).reshape(shape)
+        assert np.array_equal(got, x)
