@@ -25,6 +25,10 @@ check: build
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
+bench-cpu: build
+	@bash scripts/install-deps.sh --bench
+	@/usr/bin/python3 bench/cpu/attention_bench.py --build $(BUILD) --out bench/cpu/results
+
 docs: configure
 	@ninja -C $(BUILD) attn-doc
 

@@ -17,3 +17,7 @@ echo
 echo "== attn-opt --attn-cpu-pipeline | mlir-runner"
 "$opt" "$example" --attn-cpu-pipeline |
   "$llvm/bin/mlir-runner" -e main -entry-point-result=void -shared-libs="$libs"
+
+echo
+echo "== --attn-raise on unfused graphs as frontends emit them"
+bash "$src/scripts/raise-demo.sh" "$build"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages attn-mlir needs to build and test. Idempotent:
 # does nothing when every package is already installed.
+#   --bench   also what the benchmarks need (matplotlib for the plots)
 set -euo pipefail
 
 PACKAGES=(
@@ -8,6 +9,9 @@ PACKAGES=(
   clang-22 lld-22 ninja-build cmake make
   python3 python3-numpy python3-pytest
 )
+if [ "${1:-}" = "--bench" ]; then
+  PACKAGES+=(python3-matplotlib time)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
