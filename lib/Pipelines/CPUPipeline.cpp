@@ -79,9 +79,13 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
   } else {
     pm.addPass(createForallToForLoopPass());
   }
-  // n-D and strided transfers become loops of 1-D transfers (not unrolled:
-  // that keeps the LLVM IR small), tails become guarded transfers.
-  pm.addPass(createConvertVectorToSCFPass());
+  // n-D transfers become 1-D transfers, fully unrolled: the loop form would
+  // put a stack temporary (memref.alloca) inside the tile and key loops,
+  // growing the stack every iteration. The emitter keeps its n-D transfers
+  // small (rows x head dim) for this.
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  pm.addPass(createConvertVectorToSCFPass(transfers));
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());
