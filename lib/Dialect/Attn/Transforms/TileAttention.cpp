@@ -374,20 +374,29 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
   rowsInBounds = op.getQuerySeqLen() == R;
   Value zero = cst(b, 0);
 
-  // q^T once per tile, with scale and log2(e) folded into one multiply.
+  // q^T once per tile, a column of q per step (a single [D, R] transposed
+  // read would unroll into D * R scalar loads), with scale and log2(e)
+  // folded into one multiply.
   Value query = op.getQuery();
-  Value qTv = vector::TransferReadOp::create(
-      b, loc, vec(b, {D, R}, op.getQueryType().getElementType()), query,
-      indices(b, Value(), Value()), padding(b, query),
-      pick(b, {featureDim(b), seqDim(b)}), ArrayRef<bool>{true, rowsInBounds});
-  qTv = arith::MulFOp::create(
-      b, loc, toF32(b, qTv),
-      splat(b, vec(b, {D, R}), op.getScaleValue() * kLog2E));
-  qT = vector::TransferWriteOp::create(
-           b, loc, qTv,
-           tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{D, R}, f32(b)),
-           ValueRange{zero, zero}, ArrayRef<bool>{true, true})
-           .getResult();
+  Type qElt = op.getQueryType().getElementType();
+  Value qScale = splat(b, vec(b, {R}), op.getScaleValue() * kLog2E);
+  auto transpose = scf::ForOp::create(
+      b, loc, zero, cst(b, D), cst(b, 1),
+      ValueRange{
+          tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{D, R}, f32(b))},
+      [&](OpBuilder &nb, Location, Value d, ValueRange args) {
+        Value column = vector::TransferReadOp::create(
+            nb, loc, vec(nb, {R}, qElt), query, indices(nb, Value(), d),
+            padding(nb, query), pick(nb, {seqDim(nb)}),
+            ArrayRef<bool>{rowsInBounds});
+        column = arith::MulFOp::create(nb, loc, toF32(nb, column), qScale);
+        Value row = vector::TransferWriteOp::create(nb, loc, column, args[0],
+                                                    ValueRange{d, cst(nb, 0)},
+                                                    ArrayRef<bool>{true})
+                        .getResult();
+        scf::YieldOp::create(nb, loc, row);
+      });
+  qT = transpose.getResult(0);
 
   auto clamp = [&](Value x, Value hi) {
     return arith::MinSIOp::create(b, loc,
