@@ -15,7 +15,8 @@ configure: deps
 	@bash scripts/configure.sh $(abspath $(BUILD))
 
 # Everything that `install` installs (libraries, attn-opt, the mlir-opt
-# plugin, the C API library, the Python package) and the ODS docs.
+# plugin, the C API library, the Python package, and the CUDA runtime
+# library libattn_cuda_runtime.so where cuda.h is found) and the ODS docs.
 build: configure
 	@ninja -C $(BUILD) all mlir-doc
 

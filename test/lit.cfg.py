@@ -20,7 +20,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.attn_tools_dir, config.llvm_tools_dir]
-tools = ["attn-opt", "attn-capi-test", "mlir-runner", "mlir-opt", "not", "llvm-nm", "llvm-readelf"]
+tools = ["attn-opt", "attn-capi-test", "mlir-runner", "mlir-opt", "mlir-translate", "not", "llvm-nm", "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 runner_libs = ",".join(
@@ -63,4 +63,24 @@ config.substitutions.append(
 # Python: the attn_mlir package in the build tree.
 config.substitutions.append(
     ("%attn_python_packages", os.path.join(config.attn_obj_root, "python_packages"))
+)
+
+# The CUDA runtime library (lib/Runtime): built when cuda.h was found.
+cuda_include = getattr(config, "cuda_include_dir", "")
+if cuda_include and os.path.exists(os.path.join(cuda_include, "cuda.h")):
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%cuda_include", cuda_include))
+    cuda_root = os.path.dirname(cuda_include)
+    for stubs in ["lib64/stubs", "lib/stubs", "lib/x64/stubs"]:
+        stub = os.path.join(cuda_root, stubs, "libcuda.so")
+        if os.path.exists(stub):
+            config.available_features.add("cuda-stub-libcuda")
+            config.substitutions.append(("%cuda_stub_libcuda", stub))
+            break
+config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(
+    (
+        "%attn_cuda_runtime",
+        os.path.join(config.attn_lib_dir, "libattn_cuda_runtime.so"),
+    )
 )

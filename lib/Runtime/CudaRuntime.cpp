@@ -1,0 +1,576 @@
+//===- CudaRuntime.cpp - mgpu* runtime on the CUDA driver API -------------===//
+//
+// libattn_cuda_runtime.so: the functions that MLIR's GPU lowering
+// (gpu-to-llvm, the gpu.launch_func translation, nvgpu-to-nvvm) calls
+// (mgpuModuleLoad, mgpuLaunchKernel, mgpuMemAlloc, ...), implemented on the
+// CUDA driver API.
+//
+// The driver (libcuda.so.1, or $ATTN_CUDA_DRIVER) is opened with dlopen on
+// the first call, not linked: the library loads on machines without a
+// driver, and the first call there reports that no driver was found instead
+// of the program failing to start. Every failing driver call is reported on
+// stderr with the call's text and CUDA's error name and string.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cuda.h>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#define ATTN_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+// The driver functions used, by their cuda.h names. cuda.h maps some names
+// to versioned symbols (cuMemAlloc -> cuMemAlloc_v2); the macros below
+// expand the names before use, so the table holds the versioned functions
+// and looks them up under their versioned symbol names.
+#define ATTN_CUDA_DRIVER_FUNCTIONS(X)                                          \
+  X(cuInit)                                                                    \
+  X(cuGetErrorName)                                                            \
+  X(cuGetErrorString)                                                          \
+  X(cuDeviceGet)                                                               \
+  X(cuDeviceGetCount)                                                          \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuCtxGetCurrent)                                                           \
+  X(cuCtxSetCurrent)                                                           \
+  X(cuModuleLoadData)                                                          \
+  X(cuModuleLoadDataEx)                                                        \
+  X(cuModuleUnload)                                                            \
+  X(cuModuleGetFunction)                                                       \
+  X(cuFuncSetAttribute)                                                        \
+  X(cuLaunchKernel)                                                            \
+  X(cuLaunchKernelEx)                                                          \
+  X(cuStreamCreate)                                                            \
+  X(cuStreamSynchronize)                                                       \
+  X(cuStreamDestroy)                                                           \
+  X(cuStreamWaitEvent)                                                         \
+  X(cuEventCreate)                                                             \
+  X(cuEventRecord)                                                             \
+  X(cuEventSynchronize)                                                        \
+  X(cuEventDestroy)                                                            \
+  X(cuMemAlloc)                                                                \
+  X(cuMemAllocManaged)                                                         \
+  X(cuMemFree)                                                                 \
+  X(cuMemcpy)                                                                  \
+  X(cuMemcpyAsync)                                                             \
+  X(cuMemsetD16Async)                                                          \
+  X(cuMemsetD32Async)                                                          \
+  X(cuMemHostRegister)                                                         \
+  X(cuMemHostUnregister)                                                       \
+  X(cuTensorMapEncodeTiled)
+
+#define ATTN_STR2(x) #x
+#define ATTN_STR(x) ATTN_STR2(x)
+
+struct Driver {
+#define ATTN_DECLARE(fn) decltype(&::fn) fn = nullptr;
+  ATTN_CUDA_DRIVER_FUNCTIONS(ATTN_DECLARE)
+#undef ATTN_DECLARE
+};
+
+Driver driver;
+
+// Reports that CALL, made in WHERE, failed with RESULT: the error's name and
+// text from the driver, or, where the driver cannot say (the toolkit's stub
+// libcuda, for one), from a few known codes.
+void report(const char *where, const char *call, CUresult result) {
+  const char *name = nullptr, *text = nullptr;
+  if (driver.cuGetErrorName && driver.cuGetErrorName(result, &name) != 0)
+    name = nullptr;
+  if (driver.cuGetErrorString && driver.cuGetErrorString(result, &text) != 0)
+    text = nullptr;
+  if (!name) {
+    switch (result) {
+    case CUDA_ERROR_STUB_LIBRARY:
+      name = "CUDA_ERROR_STUB_LIBRARY";
+      text = "the CUDA driver is a stub library, not the real driver";
+      break;
+    case CUDA_ERROR_NO_DEVICE:
+      name = "CUDA_ERROR_NO_DEVICE";
+      text = "no CUDA-capable device is detected";
+      break;
+    default:
+      break;
+    }
+  }
+  std::fprintf(stderr, "attn_cuda_runtime: %s: %s failed: %s (%s)\n", where,
+               call, name ? name : "unknown CUresult",
+               text ? text : "no description");
+  if (!name)
+    std::fprintf(stderr, "attn_cuda_runtime: (CUresult %d)\n", int(result));
+}
+
+// Loads the driver and calls cuInit. Reports failure.
+bool initDriver() {
+  const char *path = std::getenv("ATTN_CUDA_DRIVER");
+  if (!path || !*path)
+    path = "libcuda.so.1";
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *why = dlerror();
+    std::fprintf(stderr,
+                 "attn_cuda_runtime: cuInit failed: no CUDA driver (%s not "
+                 "found: %s)\n",
+                 path, why ? why : "dlopen failed");
+    return false;
+  }
+  bool complete = true;
+#define ATTN_RESOLVE(fn)                                                       \
+  driver.fn =                                                                  \
+      reinterpret_cast<decltype(driver.fn)>(dlsym(handle, ATTN_STR(fn)));      \
+  if (!driver.fn) {                                                            \
+    std::fprintf(stderr,                                                       \
+                 "attn_cuda_runtime: the CUDA driver %s lacks %s (driver "     \
+                 "too old?)\n",                                                \
+                 path, ATTN_STR(fn));                                          \
+    complete = false;                                                          \
+  }
+  ATTN_CUDA_DRIVER_FUNCTIONS(ATTN_RESOLVE)
+#undef ATTN_RESOLVE
+  if (!complete)
+    return false;
+  CUresult result = driver.cuInit(0);
+  if (result != CUDA_SUCCESS) {
+    report("initialization", "cuInit(0)", result);
+    return false;
+  }
+  return true;
+}
+
+// Loads and initializes the driver on the first call (thread-safe: a static
+// local's initialization); later calls return the outcome.
+bool ensureDriver() {
+  static const bool ready = initDriver();
+  return ready;
+}
+
+// Calls driver function FN with the remaining arguments; on failure reports
+// the call's text and the error, and evaluates to false.
+#define CU(fn, ...)                                                            \
+  checkResult(driver.fn(__VA_ARGS__), __func__, #fn "(" #__VA_ARGS__ ")")
+
+bool checkResult(CUresult result, const char *where, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  report(where, call, result);
+  return false;
+}
+
+// The device whose primary context the functions use (mgpuSetDefaultDevice),
+// process-wide, and the primary contexts retained so far.
+constexpr int kMaxDevices = 64;
+std::atomic<int32_t> defaultDevice{0};
+std::atomic<CUcontext> primaryContexts[kMaxDevices];
+std::mutex contextMutex;
+
+// Makes the default device's primary context current on this thread
+// (retaining it on first use). Returns false, after reporting, on failure.
+bool ensureContext(const char *where) {
+  if (!ensureDriver())
+    return false;
+  int32_t ordinal = defaultDevice.load(std::memory_order_relaxed);
+  if (ordinal < 0 || ordinal >= kMaxDevices) {
+    std::fprintf(stderr, "attn_cuda_runtime: %s: invalid device %d\n", where,
+                 ordinal);
+    return false;
+  }
+  CUcontext context = primaryContexts[ordinal].load(std::memory_order_acquire);
+  if (!context) {
+    std::lock_guard<std::mutex> lock(contextMutex);
+    context = primaryContexts[ordinal].load(std::memory_order_acquire);
+    if (!context) {
+      CUdevice device;
+      if (!CU(cuDeviceGet, &device, ordinal) ||
+          !CU(cuDevicePrimaryCtxRetain, &context, device))
+        return false;
+      primaryContexts[ordinal].store(context, std::memory_order_release);
+    }
+  }
+  CUcontext current = nullptr;
+  if (!CU(cuCtxGetCurrent, &current))
+    return false;
+  if (current != context && !CU(cuCtxSetCurrent, context))
+    return false;
+  return true;
+}
+
+// Function lookups, cached per (module, name), and the dynamic shared memory
+// limit raised so far per function.
+struct FunctionCache {
+  std::mutex mutex;
+  std::map<std::pair<CUmodule, std::string>, CUfunction> functions;
+  std::unordered_map<CUfunction, int32_t> sharedMemoryLimit;
+};
+FunctionCache &functionCache() {
+  static FunctionCache *cache = new FunctionCache; // never destroyed
+  return *cache;
+}
+
+constexpr int32_t kDefaultSharedMemoryLimit = 48 * 1024;
+
+// Raises FUNCTION's dynamic shared memory limit to SMEM bytes when SMEM is
+// over the 48 KB a launch gets without opting in.
+bool ensureSharedMemory(CUfunction function, int32_t smem, const char *where) {
+  if (smem <= kDefaultSharedMemoryLimit)
+    return true;
+  FunctionCache &cache = functionCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  int32_t &limit = cache.sharedMemoryLimit[function];
+  if (limit >= smem)
+    return true;
+  if (!checkResult(
+          driver.cuFuncSetAttribute(
+              function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+          where,
+          "cuFuncSetAttribute(function, "
+          "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)")) {
+    CUdevice device;
+    int optin = 0;
+    if (driver.cuDeviceGet(&device, defaultDevice.load()) == CUDA_SUCCESS &&
+        driver.cuDeviceGetAttribute(
+            &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            device) == CUDA_SUCCESS)
+      std::fprintf(stderr,
+                   "attn_cuda_runtime: %s: the kernel asks for %d bytes of "
+                   "dynamic shared memory; the device allows %d\n",
+                   where, smem, optin);
+    return false;
+  }
+  limit = smem;
+  return true;
+}
+
+// The head of a ranked memref descriptor: the sizes and then the strides
+// follow the offset.
+struct MemRefDescriptor {
+  char *allocated;
+  char *aligned;
+  int64_t offset;
+  int64_t sizesAndStrides[1];
+};
+
+// The start and the byte extent of the elements a memref spans.
+std::pair<char *, uint64_t> memrefSpan(int64_t rank,
+                                       const MemRefDescriptor *descriptor,
+                                       int64_t elementSize) {
+  char *start = descriptor->aligned + descriptor->offset * elementSize;
+  const int64_t *sizes = descriptor->sizesAndStrides;
+  const int64_t *strides = sizes + rank;
+  int64_t lastElement = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (sizes[i] == 0)
+      return {start, 0};
+    lastElement += (sizes[i] - 1) * strides[i];
+  }
+  return {start, uint64_t(lastElement + 1) * uint64_t(elementSize)};
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Modules and kernels
+//===----------------------------------------------------------------------===//
+
+ATTN_EXPORT CUmodule mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
+  CUmodule module = nullptr;
+  if (ensureContext(__func__))
+    CU(cuModuleLoadData, &module, data);
+  return module;
+}
+
+ATTN_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
+  CUmodule module = nullptr;
+  if (!ensureContext(__func__))
+    return nullptr;
+  char log[8192] = {0};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
+                    reinterpret_cast<void *>(intptr_t(optLevel))};
+  if (!CU(cuModuleLoadDataEx, &module, data, 3, options, values) && log[0])
+    std::fprintf(stderr, "attn_cuda_runtime: PTX JIT log:\n%s\n", log);
+  return module;
+}
+
+ATTN_EXPORT void mgpuModuleUnload(CUmodule module) {
+  if (!module || !ensureContext(__func__))
+    return;
+  FunctionCache &cache = functionCache();
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    auto it = cache.functions.lower_bound({module, std::string()});
+    while (it != cache.functions.end() && it->first.first == module) {
+      cache.sharedMemoryLimit.erase(it->second);
+      it = cache.functions.erase(it);
+    }
+  }
+  CU(cuModuleUnload, module);
+}
+
+ATTN_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
+                                             const char *name) {
+  if (!module || !name || !ensureContext(__func__))
+    return nullptr;
+  FunctionCache &cache = functionCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto key = std::make_pair(module, std::string(name));
+  auto it = cache.functions.find(key);
+  if (it != cache.functions.end())
+    return it->second;
+  CUfunction function = nullptr;
+  if (!CU(cuModuleGetFunction, &function, module, name)) {
+    std::fprintf(stderr, "attn_cuda_runtime: (kernel '%s')\n", name);
+    return nullptr;
+  }
+  cache.functions.emplace(std::move(key), function);
+  return function;
+}
+
+ATTN_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
+                                  intptr_t gridY, intptr_t gridZ,
+                                  intptr_t blockX, intptr_t blockY,
+                                  intptr_t blockZ, int32_t smem,
+                                  CUstream stream, void **params, void **extra,
+                                  size_t /*paramsCount*/) {
+  if (!function || !ensureContext(__func__) ||
+      !ensureSharedMemory(function, smem, __func__))
+    return;
+  CU(cuLaunchKernel, function, unsigned(gridX), unsigned(gridY),
+     unsigned(gridZ), unsigned(blockX), unsigned(blockY), unsigned(blockZ),
+     unsigned(smem), stream, params, extra);
+}
+
+ATTN_EXPORT void mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
+                                         intptr_t clusterY, intptr_t clusterZ,
+                                         intptr_t gridX, intptr_t gridY,
+                                         intptr_t gridZ, intptr_t blockX,
+                                         intptr_t blockY, intptr_t blockZ,
+                                         int32_t smem, CUstream stream,
+                                         void **params, void **extra) {
+  if (!function || !ensureContext(__func__) ||
+      !ensureSharedMemory(function, smem, __func__))
+    return;
+  // Clusters of more than 8 blocks are "non-portable" and need opting in.
+  if (clusterX * clusterY * clusterZ > 8)
+    CU(cuFuncSetAttribute, function,
+       CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+  CUlaunchAttribute attribute;
+  std::memset(&attribute, 0, sizeof(attribute));
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = unsigned(clusterX);
+  attribute.value.clusterDim.y = unsigned(clusterY);
+  attribute.value.clusterDim.z = unsigned(clusterZ);
+  CUlaunchConfig config;
+  std::memset(&config, 0, sizeof(config));
+  config.gridDimX = unsigned(gridX);
+  config.gridDimY = unsigned(gridY);
+  config.gridDimZ = unsigned(gridZ);
+  config.blockDimX = unsigned(blockX);
+  config.blockDimY = unsigned(blockY);
+  config.blockDimZ = unsigned(blockZ);
+  config.sharedMemBytes = unsigned(smem);
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  CU(cuLaunchKernelEx, &config, function, params, extra);
+}
+
+//===----------------------------------------------------------------------===//
+// Streams and events
+//===----------------------------------------------------------------------===//
+
+ATTN_EXPORT CUstream mgpuStreamCreate() {
+  CUstream stream = nullptr;
+  if (ensureContext(__func__))
+    CU(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+  return stream;
+}
+
+ATTN_EXPORT void mgpuStreamSynchronize(CUstream stream) {
+  if (ensureContext(__func__))
+    CU(cuStreamSynchronize, stream);
+}
+
+ATTN_EXPORT void mgpuStreamDestroy(CUstream stream) {
+  if (ensureContext(__func__))
+    CU(cuStreamDestroy, stream);
+}
+
+ATTN_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
+  if (ensureContext(__func__))
+    CU(cuStreamWaitEvent, stream, event, 0);
+}
+
+ATTN_EXPORT CUevent mgpuEventCreate() {
+  CUevent event = nullptr;
+  if (ensureContext(__func__))
+    CU(cuEventCreate, &event, CU_EVENT_DISABLE_TIMING);
+  return event;
+}
+
+ATTN_EXPORT void mgpuEventDestroy(CUevent event) {
+  if (ensureContext(__func__))
+    CU(cuEventDestroy, event);
+}
+
+ATTN_EXPORT void mgpuEventSynchronize(CUevent event) {
+  if (ensureContext(__func__))
+    CU(cuEventSynchronize, event);
+}
+
+ATTN_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
+  if (ensureContext(__func__))
+    CU(cuEventRecord, event, stream);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+ATTN_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
+                               bool isHostShared) {
+  CUdeviceptr ptr = 0;
+  if (sizeBytes == 0 || !ensureContext(__func__))
+    return nullptr;
+  if (isHostShared)
+    CU(cuMemAllocManaged, &ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL);
+  else
+    CU(cuMemAlloc, &ptr, sizeBytes);
+  return reinterpret_cast<void *>(ptr);
+}
+
+ATTN_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
+  if (ptr && ensureContext(__func__))
+    CU(cuMemFree, reinterpret_cast<CUdeviceptr>(ptr));
+}
+
+ATTN_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
+                            CUstream stream) {
+  if (sizeBytes && ensureContext(__func__))
+    CU(cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(dst),
+       reinterpret_cast<CUdeviceptr>(src), sizeBytes, stream);
+}
+
+ATTN_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
+                              CUstream stream) {
+  if (count && ensureContext(__func__))
+    CU(cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(dst), value, count,
+       stream);
+}
+
+ATTN_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                              CUstream stream) {
+  if (count && ensureContext(__func__))
+    CU(cuMemsetD16Async, reinterpret_cast<CUdeviceptr>(dst), value, count,
+       stream);
+}
+
+ATTN_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
+  if (ptr && sizeBytes && ensureContext(__func__))
+    CU(cuMemHostRegister, ptr, sizeBytes, 0);
+}
+
+ATTN_EXPORT void mgpuMemHostUnregister(void *ptr) {
+  if (ptr && ensureContext(__func__))
+    CU(cuMemHostUnregister, ptr);
+}
+
+// DESCRIPTOR points to a ranked memref descriptor of rank RANK; the span of
+// memory its elements occupy is registered (strided memrefs included).
+ATTN_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
+                                           int64_t elementSizeBytes) {
+  auto span =
+      memrefSpan(rank, static_cast<const MemRefDescriptor *>(descriptor),
+                 elementSizeBytes);
+  mgpuMemHostRegister(span.first, span.second);
+}
+
+ATTN_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
+                                             int64_t elementSizeBytes) {
+  auto span =
+      memrefSpan(rank, static_cast<const MemRefDescriptor *>(descriptor),
+                 elementSizeBytes);
+  if (span.second)
+    mgpuMemHostUnregister(span.first);
+}
+
+ATTN_EXPORT void mgpuSetDefaultDevice(int32_t device) {
+  defaultDevice.store(device, std::memory_order_relaxed);
+}
+
+//===----------------------------------------------------------------------===//
+// TMA descriptors
+//===----------------------------------------------------------------------===//
+
+// Encodes a tiled TMA descriptor for the ranked memref DESCRIPTOR (rank 1 to
+// 5) with box BOXDIMS (in memref order, outermost first) and returns it in
+// device memory, where the kernel reads it from. The enum operands come as
+// i64 from nvgpu-to-nvvm.
+ATTN_EXPORT void *mgpuTensorMapEncodeTiledMemref(
+    int64_t rank, void *descriptor, int64_t dataType, int64_t interleave,
+    int64_t swizzle, int64_t l2Promotion, int64_t oobFill, int64_t *boxDims) {
+  static const int kElementSize[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  if (rank < 1 || rank > 5 || dataType < 0 ||
+      dataType >= int64_t(sizeof(kElementSize) / sizeof(kElementSize[0]))) {
+    std::fprintf(stderr,
+                 "attn_cuda_runtime: %s: unsupported rank %lld or data type "
+                 "%lld\n",
+                 __func__, (long long)rank, (long long)dataType);
+    return nullptr;
+  }
+  if (!ensureContext(__func__))
+    return nullptr;
+  const auto *memref = static_cast<const MemRefDescriptor *>(descriptor);
+  const int64_t *sizes = memref->sizesAndStrides;
+  const int64_t *strides = sizes + rank;
+  int64_t elementSize = kElementSize[dataType];
+  if (strides[rank - 1] != 1) {
+    std::fprintf(stderr,
+                 "attn_cuda_runtime: %s: the innermost dimension must be "
+                 "contiguous (stride %lld)\n",
+                 __func__, (long long)strides[rank - 1]);
+    return nullptr;
+  }
+  // CUDA orders dimensions innermost first; its strides (in bytes) are those
+  // of dimensions 1..rank-1.
+  cuuint64_t globalDim[5] = {0}, globalStrides[5] = {0};
+  cuuint32_t box[5] = {0}, elementStrides[5] = {0};
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = rank - 1 - i;
+    globalDim[i] = cuuint64_t(sizes[d]);
+    box[i] = cuuint32_t(boxDims[d]);
+    elementStrides[i] = 1;
+    if (i > 0)
+      globalStrides[i - 1] = cuuint64_t(strides[d] * elementSize);
+  }
+  void *address = memref->aligned + memref->offset * elementSize;
+  CUtensorMap map;
+  if (!CU(cuTensorMapEncodeTiled, &map, CUtensorMapDataType(dataType),
+          cuuint32_t(rank), address, globalDim, globalStrides, box,
+          elementStrides, CUtensorMapInterleave(interleave),
+          CUtensorMapSwizzle(swizzle), CUtensorMapL2promotion(l2Promotion),
+          CUtensorMapFloatOOBfill(oobFill)))
+    return nullptr;
+  CUdeviceptr deviceMap = 0;
+  if (!CU(cuMemAlloc, &deviceMap, sizeof(map)))
+    return nullptr;
+  if (!CU(cuMemcpy, deviceMap, reinterpret_cast<CUdeviceptr>(&map),
+          sizeof(map)))
+    return nullptr;
+  return reinterpret_cast<void *>(deviceMap);
+}
