@@ -8,6 +8,7 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   clang-22 lld-22 ninja-build cmake make
   python3 python3-numpy python3-pytest
+  libomp-22-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   PACKAGES+=(python3-matplotlib time)

@@ -28,6 +28,10 @@ runner_libs = ",".join(
     for lib in ["libmlir_runner_utils.so", "libmlir_c_runner_utils.so"]
 )
 config.substitutions.append(("%mlir_runner_libs", runner_libs))
+# The OpenMP runtime, for programs lowered with --attn-cpu-pipeline=threads=true.
+config.substitutions.append(
+    ("%openmp_runner_libs",
+     runner_libs + "," + os.path.join(config.mlir_lib_dir, "libomp.so")))
 
 python = config.python_executable
 test_lib = os.path.join(config.attn_src_root, "test", "lib")

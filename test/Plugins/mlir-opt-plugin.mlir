@@ -3,7 +3,7 @@
 //
 // Pass flags as in attn-opt, after the plugin is loaded:
 // RUN: mlir-opt %s --load-dialect-plugin=%attn_plugin \
-// RUN:   --load-pass-plugin=%attn_plugin --attn-decompose | FileCheck %s
+// RUN:   --load-pass-plugin=%attn_plugin --attn-raise --attn-decompose | FileCheck %s
 // RUN: mlir-opt %s --load-dialect-plugin=%attn_plugin \
 // RUN:   --load-pass-plugin=%attn_plugin --attn-check-scale \
 // RUN:   --attn-cpu-pipeline=fold=false 2>&1 | FileCheck %s --check-prefix=CPU

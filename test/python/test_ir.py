@@ -35,7 +35,7 @@ def test_parse_and_print(ctx):
 
 def test_run_passes_by_name(ctx):
     module = ctx.parse(ATTENTION)
-    assert module.run("canonicalize,attn-decompose") == []
+    assert module.run("attn-raise,canonicalize,attn-decompose") == []
     text = str(module)
     assert "attn.attention" not in text and "linalg.generic" in text
 
