@@ -695,33 +695,7 @@ Value Rewriter::materialize(Expr *e, Value qc, Value kc) {
     // One dim per factor, so that every dim is one loop.
     Value t = leaf->tensor;
     DimMap d = leaf->map;
-    if (llvm::any_of(d, [&](DimRef r) {
-          return space.isFactorRange(r) && r.hi - r.lo > 1;
-        })) {
-      SmallVector<ReassociationIndices> groups;
-      SmallVector<int64_t> shape;
-      DimMap split;
-      auto type = cast<RankedTensorType>(t.getType());
-      for (auto [i, r] : llvm::enumerate(d)) {
-        ReassociationIndices group;
-        if (space.isFactorRange(r)) {
-          for (int f = r.lo; f < r.hi; ++f) {
-            group.push_back(shape.size());
-            shape.push_back(space.factorSize(f));
-            split.push_back(DimRef::of(f));
-          }
-        } else {
-          group.push_back(shape.size());
-          shape.push_back(type.getDimSize(i));
-          split.push_back(r);
-        }
-        groups.push_back(group);
-      }
-      t = tensor::ExpandShapeOp::create(
-          b, loc, RankedTensorType::get(shape, type.getElementType()), t,
-          groups);
-      d = split;
-    }
+    t = raise::splitIntoFactors(b, loc, space, t, d);
     SmallVector<AffineExpr> exprs;
     for (DimRef r : d)
       exprs.push_back(r.isUnit() ? getAffineConstantExpr(0, ctx)

@@ -277,6 +277,12 @@ Value toOpLayout(OpBuilder &b, Location loc, const Space &space, Value source,
                  const DimMap &desc, ArrayRef<int> tail, const OpLayout &layout,
                  ArrayRef<bool> full);
 
+/// Expands every dim of `x` that holds several factors of `space` into one
+/// dim per factor, updating its description `desc`; `x` unchanged when no dim
+/// does.
+Value splitIntoFactors(OpBuilder &b, Location loc, const Space &space, Value x,
+                       DimMap &desc);
+
 /// The inverse for the result: `value` in op layout [groups..., I, E] to a
 /// tensor of `targetShape` whose dims are described by `desc`.
 Value fromOpLayout(OpBuilder &b, Location loc, const Space &space, Value value,

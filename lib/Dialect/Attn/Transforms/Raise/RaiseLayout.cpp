@@ -329,6 +329,35 @@ static Value collapseTo(OpBuilder &b, Location loc, Value x,
   return tensor::CollapseShapeOp::create(b, loc, x, reassoc);
 }
 
+Value raise::splitIntoFactors(OpBuilder &b, Location loc, const Space &space,
+                              Value x, DimMap &desc) {
+  if (llvm::none_of(desc, [&](DimRef r) {
+        return space.isFactorRange(r) && r.hi - r.lo > 1;
+      }))
+    return x;
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<int64_t> shape;
+  DimMap split;
+  SmallVector<int64_t> cur = shapeOf(x);
+  for (auto [i, r] : llvm::enumerate(desc)) {
+    ReassociationIndices group;
+    if (space.isFactorRange(r)) {
+      for (int f = r.lo; f < r.hi; ++f) {
+        group.push_back(shape.size());
+        shape.push_back(space.factorSize(f));
+        split.push_back(DimRef::of(f));
+      }
+    } else {
+      group.push_back(shape.size());
+      shape.push_back(cur[i]);
+      split.push_back(r);
+    }
+    groups.push_back(group);
+  }
+  desc = split;
+  return expandTo(b, loc, x, shape, groups);
+}
+
 Value raise::toOpLayout(OpBuilder &b, Location loc, const Space &space,
                         Value source, const DimMap &desc, ArrayRef<int> tail,
                         const OpLayout &layout, ArrayRef<bool> full) {
@@ -388,31 +417,7 @@ Value raise::toOpLayout(OpBuilder &b, Location loc, const Space &space,
   }
 
   // (b) One dim per factor.
-  if (llvm::any_of(d, [&](DimRef r) {
-        return space.isFactorRange(r) && r.hi - r.lo > 1;
-      })) {
-    SmallVector<ReassociationIndices> groups;
-    SmallVector<int64_t> shape;
-    DimMap split;
-    SmallVector<int64_t> cur = shapeOf(x);
-    for (auto [i, r] : llvm::enumerate(d)) {
-      ReassociationIndices group;
-      if (space.isFactorRange(r)) {
-        for (int f = r.lo; f < r.hi; ++f) {
-          group.push_back(shape.size());
-          shape.push_back(space.factorSize(f));
-          split.push_back(DimRef::of(f));
-        }
-      } else {
-        group.push_back(shape.size());
-        shape.push_back(cur[i]);
-        split.push_back(r);
-      }
-      groups.push_back(group);
-    }
-    x = expandTo(b, loc, x, shape, groups);
-    d = split;
-  }
+  x = splitIntoFactors(b, loc, space, x, d);
 
   // (c) Order: factors as in the layout, then the tail roles.
   SmallVector<int> position(space.numFactors());
