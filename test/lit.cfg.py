@@ -54,6 +54,19 @@ config.substitutions.append(
         f" --shared-libs {runner_libs}",
     )
 )
+# The GPU kernels' per-block program emulated on the CPU (--attn-to-gpu=emulate).
+config.substitutions.append(
+    (
+        "%attn-check-gpu-emulation",
+        f"{python} {os.path.join(test_lib, 'attn_check.py')}"
+        f" --attn-opt {os.path.join(config.attn_tools_dir, 'attn-opt')}"
+        f" --mlir-runner {os.path.join(config.llvm_tools_dir, 'mlir-runner')}"
+        f" --shared-libs {runner_libs}"
+        " --pipeline=--attn-gpu-emulation-pipeline",
+    )
+)
+config.substitutions.append(
+    ("%gpu-binary", f"{python} {os.path.join(test_lib, 'gpu_binary.py')}"))
 config.substitutions.append(("%attn_src_root", config.attn_src_root))
 config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
 
@@ -75,6 +88,10 @@ if cuda_include and os.path.exists(os.path.join(cuda_include, "cuda.h")):
     config.available_features.add("cuda-toolkit")
     config.substitutions.append(("%cuda_include", cuda_include))
     cuda_root = os.path.dirname(cuda_include)
+    ptxas = os.path.join(cuda_root, "bin", "ptxas")
+    if os.path.exists(ptxas):
+        config.available_features.add("ptxas")
+        config.substitutions.append(("%ptxas", ptxas))
     for stubs in ["lib64/stubs", "lib/stubs", "lib/x64/stubs"]:
         stub = os.path.join(cuda_root, stubs, "libcuda.so")
         if os.path.exists(stub):

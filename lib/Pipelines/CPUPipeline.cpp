@@ -114,4 +114,15 @@ void mlir::attn::registerAttnPipelines() {
       "Lower a module with attn ops on tensors to the LLVM dialect for "
       "execution on the CPU",
       buildAttnCPUPipeline);
+  PassPipelineRegistration<AttnGPUPipelineOptions>(
+      "attn-gpu-pipeline",
+      "Lower a module with attn ops to host LLVM dialect and a gpu.binary "
+      "of fused tensor-core attention kernels",
+      buildAttnGPUPipeline);
+  PassPipelineRegistration<>(
+      "attn-gpu-emulation-pipeline",
+      "Lower a module with attn ops to LLVM for the CPU, with each attention "
+      "run by an emulation of the GPU kernel's threads (for testing the "
+      "kernel without a GPU)",
+      buildAttnGPUEmulationPipeline);
 }

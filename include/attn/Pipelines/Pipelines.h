@@ -47,7 +47,43 @@ struct AttnCPUPipelineOptions
 void buildAttnCPUPipeline(OpPassManager &pm,
                           const AttnCPUPipelineOptions &options);
 
-/// Registers --attn-cpu-pipeline.
+struct AttnGPUPipelineOptions
+    : public PassPipelineOptions<AttnGPUPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89, sm_90, sm_90a, ..."),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features (the PTX ISA version)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What gpu.binary holds: bin (a cubin), isa (PTX text), "
+                     "fatbin or llvm"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("LLVM optimization level of the kernel"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> ptxasOptions{
+      *this, "ptxas-options",
+      llvm::cl::desc("Extra options for ptxas (e.g. -v)"), llvm::cl::init("")};
+};
+
+/// Lowers a module of host functions (on tensors or on memrefs in device
+/// memory) with attn ops to host LLVM dialect plus one gpu.binary: the
+/// attention ops become fused tensor-core kernels (--attn-to-gpu), then
+/// MLIR's NVVM pipeline compiles them for `chip`.
+void buildAttnGPUPipeline(OpPassManager &pm,
+                          const AttnGPUPipelineOptions &options);
+
+/// The GPU kernels' per-block programs emulated on the CPU
+/// (--attn-to-gpu=emulate), lowered to LLVM like --attn-cpu-pipeline: for
+/// testing the kernels without a GPU.
+void buildAttnGPUEmulationPipeline(OpPassManager &pm);
+
+/// Registers --attn-cpu-pipeline, --attn-gpu-pipeline and
+/// --attn-gpu-emulation-pipeline.
 void registerAttnPipelines();
 
 /// Adds the dialects and the external interface models that the attn

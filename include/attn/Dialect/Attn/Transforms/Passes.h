@@ -10,6 +10,22 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+class ModuleOp;
+namespace LLVM {
+class LLVMDialect;
+} // namespace LLVM
+namespace NVVM {
+class NVVMDialect;
+} // namespace NVVM
+namespace gpu {
+class GPUDialect;
+} // namespace gpu
+namespace memref {
+class MemRefDialect;
+} // namespace memref
+namespace nvgpu {
+class NVGPUDialect;
+} // namespace nvgpu
 namespace affine {
 class AffineDialect;
 } // namespace affine

@@ -197,4 +197,49 @@ def AttnTile : Pass<"attn-tile"> {
   ];
 }
 
+def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower attn.attention on memrefs to a fused tensor-core GPU kernel";
+  let description = [{
+    Replaces every `attn.attention` on memrefs in host code by one
+    `gpu.launch` of a FlashAttention-2 kernel: a grid of
+    (ceil(Lq / 64), Hq, product of the batch dims) blocks of 4 warps, each
+    warp computing 16 query rows with `mma.sync` m16n8k16 tensor-core ops
+    (f32 accumulators), `ldmatrix` fragment loads and `cp.async`
+    double-buffered K/V blocks in shared memory, and the online softmax in
+    registers (quad shuffles, `exp2` with `scale * log2(e)` folded into one
+    multiply, one division per row at the end).
+
+    Handled: f16/bf16 query/key/value (any float output), head dims that
+    are multiples of 16 up to 256 (`Dqk != Dv` allowed), any Lq/Lk
+    (predicated tails), batch dims, GQA/MQA, both causal alignments and
+    `causal_offset` (fully hidden key blocks are skipped), boolean or
+    additive masks and bias with broadcasting. Hidden scores are a finite
+    -1e30 and rows without a visible key write 0. The operands must be in
+    device memory with the identity layout. An output buffer allocated by
+    `memref.alloc` (as bufferization of a tensor function creates it)
+    becomes a `gpu.alloc`. Anything else is an error at the op.
+
+    With `emulate=true` the same per-block program is emitted as CPU code:
+    loops over the grid, and the 128 threads of a block as the lanes of
+    `vector<128xT>` values, with `ldmatrix`, `mma.sync` and the shuffles
+    modelled by their PTX fragment layouts. Comparing it with a reference
+    checks the kernel's lane and fragment bookkeeping without a GPU.
+  }];
+  let options = [
+    Option<"emulate", "emulate", "bool", /*default=*/"false",
+           "Emit the kernel as CPU code that emulates the block's threads">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_TD

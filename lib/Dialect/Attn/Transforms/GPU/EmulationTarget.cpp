@@ -1,0 +1,391 @@
+//===- EmulationTarget.cpp - SIMT primitives emulated on the CPU ----------===//
+//
+// Part of the attn-mlir project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every per-thread value is a vector<128xT> whose lane i is thread i's value.
+// The cross-lane instructions follow the PTX ISA's fragment layouts (for a
+// thread with lane l in its warp: groupID g = l / 4, threadID_in_group
+// t = l % 4):
+//   mma.m16n8k16 A: a0,a1 = A[g][2t..2t+1]     a2,a3 = A[g+8][2t..2t+1]
+//                   a4,a5 = A[g][2t+8..+9]     a6,a7 = A[g+8][2t+8..+9]
+//                B: b0,b1 = B[2t..2t+1][g]     b2,b3 = B[2t+8..+9][g]
+//                C: c0,c1 = C[g][2t..2t+1]     c2,c3 = C[g+8][2t..2t+1]
+//   ldmatrix .m8n8: threads 8i..8i+7 give the row addresses of matrix i;
+//                each thread gets row g, columns 2t..2t+1 of each matrix
+//                (with .trans: rows 2t..2t+1 of column g).
+// Asynchronous copies complete at once, so waits and barriers are no-ops:
+// the program is data-race free on the GPU only if its barriers are right,
+// which this target cannot check.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SimtTarget.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+using namespace mlir::attn::gpu_kernel;
+
+namespace {
+class EmulationTarget final : public SimtTarget {
+public:
+  EmulationTarget(OpBuilder &b, Location loc, Type elemType,
+                  std::array<Value, 3> blockIds, Value smemBase)
+      : SimtTarget(b, loc, elemType), blockIds(blockIds), smemBase(smemBase) {}
+
+  Type perThreadType(Type scalar) override {
+    return VectorType::get({kThreadsPerBlock}, scalar);
+  }
+  Value lift(Value uniform) override {
+    return vector::BroadcastOp::create(b, loc, perThreadType(uniform.getType()),
+                                       uniform);
+  }
+  Value threadId() override {
+    SmallVector<int64_t> ids;
+    for (int64_t i = 0; i < kThreadsPerBlock; ++i)
+      ids.push_back(i);
+    auto type = VectorType::get({kThreadsPerBlock}, b.getIndexType());
+    return arith::ConstantOp::create(
+        b, loc, type,
+        DenseElementsAttr::get(type, ArrayRef<Attribute>(llvm::map_to_vector(
+                                         ids, [&](int64_t i) -> Attribute {
+                                           return b.getIndexAttr(i);
+                                         }))));
+  }
+  Value blockId(int dim) override { return blockIds[dim]; }
+
+  Value sharedView(int64_t byteOffset, MemRefType type) override {
+    Value offset = arith::ConstantIndexOp::create(b, loc, byteOffset);
+    auto plain = MemRefType::get(type.getShape(), type.getElementType());
+    return memref::ViewOp::create(b, loc, plain, smemBase, offset,
+                                  ValueRange{});
+  }
+
+  void copyAsync(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,
+                 int64_t elems, Value valid) override {
+    SmallVector<Value> args = {src, dst, valid};
+    args.append(srcIdx.begin(), srcIdx.end());
+    args.append(dstIdx.begin(), dstIdx.end());
+    size_t ns = srcIdx.size();
+    outlined("copy" + std::to_string(elems), args, {},
+             [&](ValueRange a) -> SmallVector<Value> {
+               copyAsyncImpl(a[0], a.slice(3, ns), a[1], a.drop_front(3 + ns),
+                             elems, a[2]);
+               return {};
+             });
+  }
+  void copyAsyncImpl(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,
+                     int64_t elems, Value valid) {
+    laneLoop({}, [&](Value lane, ValueRange) -> SmallVector<Value> {
+      SmallVector<Value> s = extractAll(srcIdx, lane);
+      SmallVector<Value> d = extractAll(dstIdx, lane);
+      Value ok = extract(valid, lane);
+      Type elem = cast<MemRefType>(dst.getType()).getElementType();
+      for (int64_t e = 0; e < elems; ++e) {
+        SmallVector<Value> si = s, di = d;
+        si.back() = addConst(si.back(), e);
+        di.back() = addConst(di.back(), e);
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{elem}, ok,
+                                      /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          scf::YieldOp::create(
+              b, loc, ValueRange{memref::LoadOp::create(b, loc, src, si)});
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          Value zero =
+              arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
+          scf::YieldOp::create(b, loc, zero);
+        }
+        memref::StoreOp::create(b, loc, ifOp.getResult(0), dst, di);
+      }
+      return {};
+    });
+  }
+  void commitGroup() override {}
+  void waitGroups(int) override {}
+  void barrier() override {}
+
+  SmallVector<PackedReg> loadMatrix(Value smem, ValueRange prefix, Value row,
+                                    Value col, int numTiles,
+                                    bool transpose) override {
+    SmallVector<Value> args = {smem, row, col};
+    args.append(prefix.begin(), prefix.end());
+    SmallVector<Type> results(2 * numTiles, perThreadType(elemType));
+    SmallVector<Value> regs =
+        outlined("ldmatrix" + std::to_string(numTiles) + (transpose ? "t" : ""),
+                 args, results, [&](ValueRange a) -> SmallVector<Value> {
+                   SmallVector<PackedReg> r = loadMatrixImpl(
+                       a[0], a.drop_front(3), a[1], a[2], numTiles, transpose);
+                   SmallVector<Value> flat;
+                   for (const PackedReg &p : r) {
+                     flat.push_back(p.lo);
+                     flat.push_back(p.hi);
+                   }
+                   return flat;
+                 });
+    SmallVector<PackedReg> out;
+    for (int i = 0; i < numTiles; ++i)
+      out.push_back({{}, regs[2 * i], regs[2 * i + 1]});
+    return out;
+  }
+  SmallVector<PackedReg> loadMatrixImpl(Value smem, ValueRange prefix,
+                                        Value row, Value col, int numTiles,
+                                        bool transpose) {
+    SmallVector<Value> inits;
+    for (int i = 0; i < 2 * numTiles; ++i)
+      inits.push_back(zeros(elemType));
+    SmallVector<Value> regs =
+        laneLoop(inits, [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+          auto [warpBase, g, t] = laneCoords(lane);
+          SmallVector<Value> next;
+          for (int i = 0; i < numTiles; ++i) {
+            for (int e = 0; e < 2; ++e) {
+              // The thread whose address gives the element's matrix row.
+              Value src, colOffset;
+              if (!transpose) {
+                src = add(warpBase, addConst(g, 8 * i));
+                colOffset = addConst(mulConst(t, 2), e);
+              } else {
+                src = add(warpBase, addConst(mulConst(t, 2), 8 * i + e));
+                colOffset = g;
+              }
+              SmallVector<Value> idx(prefix.begin(), prefix.end());
+              idx.push_back(extract(row, src));
+              idx.push_back(add(extract(col, src), colOffset));
+              Value v = memref::LoadOp::create(b, loc, smem, idx);
+              next.push_back(insert(v, cur[2 * i + e], lane));
+            }
+          }
+          return next;
+        });
+    SmallVector<PackedReg> out;
+    for (int i = 0; i < numTiles; ++i)
+      out.push_back({{}, regs[2 * i], regs[2 * i + 1]});
+    return out;
+  }
+
+  std::array<Value, 4> mma(ArrayRef<PackedReg> a, ArrayRef<PackedReg> bRegs,
+                           ArrayRef<Value> c) override {
+    SmallVector<Value> args;
+    for (const PackedReg &r : a)
+      args.append({r.lo, r.hi});
+    for (const PackedReg &r : bRegs)
+      args.append({r.lo, r.hi});
+    args.append(c.begin(), c.end());
+    SmallVector<Type> results(4, perThreadType(b.getF32Type()));
+    SmallVector<Value> d =
+        outlined("mma", args, results, [&](ValueRange x) -> SmallVector<Value> {
+          SmallVector<PackedReg> ar, br;
+          for (int i = 0; i < 4; ++i)
+            ar.push_back({{}, x[2 * i], x[2 * i + 1]});
+          for (int i = 0; i < 2; ++i)
+            br.push_back({{}, x[8 + 2 * i], x[8 + 2 * i + 1]});
+          SmallVector<Value> c4(x.slice(12, 4));
+          std::array<Value, 4> r = mmaImpl(ar, br, c4);
+          return {r[0], r[1], r[2], r[3]};
+        });
+    return {d[0], d[1], d[2], d[3]};
+  }
+  std::array<Value, 4> mmaImpl(ArrayRef<PackedReg> a, ArrayRef<PackedReg> bRegs,
+                               ArrayRef<Value> c) {
+    Type f32 = b.getF32Type();
+    auto widen = [&](Value v) {
+      return arith::ExtFOp::create(b, loc, perThreadType(f32), v);
+    };
+    // [reg][element] as f32 vectors.
+    SmallVector<std::array<Value, 2>> av, bv;
+    for (const PackedReg &r : a)
+      av.push_back({widen(r.lo), widen(r.hi)});
+    for (const PackedReg &r : bRegs)
+      bv.push_back({widen(r.lo), widen(r.hi)});
+    SmallVector<Value> results = laneLoop(
+        SmallVector<Value>(c.begin(), c.end()),
+        [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+          auto [warpBase, g, t] = laneCoords(lane);
+          SmallVector<Value> next;
+          for (int i = 0; i < 4; ++i) {
+            int rowHalf = i / 2;
+            Value n = addConst(mulConst(t, 2), i % 2);
+            Value acc = extract(cur[i], lane);
+            for (int k = 0; k < 16; ++k) {
+              int kHalf = k / 8, pair = (k % 8) / 2, e = k % 2;
+              Value aLane = add(warpBase, addConst(mulConst(g, 4), pair));
+              Value aVal = extract(av[rowHalf + 2 * kHalf][e], aLane);
+              Value bLane = add(warpBase, addConst(mulConst(n, 4), pair));
+              Value bVal = extract(bv[kHalf][e], bLane);
+              acc = arith::AddFOp::create(
+                  b, loc, acc, arith::MulFOp::create(b, loc, aVal, bVal));
+            }
+            next.push_back(insert(acc, cur[i], lane));
+          }
+          return next;
+        });
+    return {results[0], results[1], results[2], results[3]};
+  }
+
+  Value shuffleXor(Value v, int mask) override {
+    SmallVector<int64_t> perm;
+    for (int64_t l = 0; l < kThreadsPerBlock; ++l)
+      perm.push_back((l & ~(kWarpSize - 1)) | ((l % kWarpSize) ^ mask));
+    return vector::ShuffleOp::create(b, loc, v, v, perm);
+  }
+
+  PackedReg pack(Value lo, Value hi) override {
+    Type type = perThreadType(elemType);
+    return {{},
+            arith::TruncFOp::create(b, loc, type, lo),
+            arith::TruncFOp::create(b, loc, type, hi)};
+  }
+
+  Value load(Value memref, ValueRange idx) override {
+    SmallVector<Value> args = {memref};
+    args.append(idx.begin(), idx.end());
+    Type elem = cast<MemRefType>(memref.getType()).getElementType();
+    return outlined("load", args, {perThreadType(elem)},
+                    [&](ValueRange a) -> SmallVector<Value> {
+                      return {loadImpl(a[0], a.drop_front())};
+                    })[0];
+  }
+  Value loadImpl(Value memref, ValueRange idx) {
+    Type elem = cast<MemRefType>(memref.getType()).getElementType();
+    return laneLoop(
+        {zeros(elem)}, [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+          Value v =
+              memref::LoadOp::create(b, loc, memref, extractAll(idx, lane));
+          return {insert(v, cur[0], lane)};
+        })[0];
+  }
+  void store(Value v, Value memref, ValueRange idx, Value pred) override {
+    SmallVector<Value> args = {v, memref, pred};
+    args.append(idx.begin(), idx.end());
+    outlined("store", args, {}, [&](ValueRange a) -> SmallVector<Value> {
+      storeImpl(a[0], a[1], a.drop_front(3), a[2]);
+      return {};
+    });
+  }
+  void storeImpl(Value v, Value memref, ValueRange idx, Value pred) {
+    laneLoop({}, [&](Value lane, ValueRange) -> SmallVector<Value> {
+      auto ifOp = scf::IfOp::create(b, loc, extract(pred, lane),
+                                    /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      memref::StoreOp::create(b, loc, extract(v, lane), memref,
+                              extractAll(idx, lane));
+      return {};
+    });
+  }
+
+private:
+  using OutlinedBody = llvm::function_ref<SmallVector<Value>(ValueRange)>;
+  /// Calls a private function that does what `body` builds, creating it
+  /// the first time: one copy of each lane loop per module keeps the
+  /// emulation small enough for LLVM to compile quickly.
+  SmallVector<Value> outlined(const std::string &kind, ValueRange args,
+                              TypeRange results, OutlinedBody body) {
+    auto fnType = b.getFunctionType(TypeRange(args), results);
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << kind << fnType;
+    auto it = outlinedFns.find(key);
+    func::FuncOp fn;
+    if (it != outlinedFns.end()) {
+      fn = it->second;
+    } else {
+      ModuleOp module =
+          b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(module.getBody());
+      fn = func::FuncOp::create(b, loc,
+                                "__attn_emu_" + kind + "_" +
+                                    std::to_string(outlinedFns.size()),
+                                fnType);
+      fn.setPrivate();
+      Block *entry = fn.addEntryBlock();
+      b.setInsertionPointToStart(entry);
+      SmallVector<Value> res = body(entry->getArguments());
+      func::ReturnOp::create(b, loc, res);
+      outlinedFns[key] = fn;
+    }
+    return SmallVector<Value>(
+        func::CallOp::create(b, loc, fn, args).getResults());
+  }
+
+  using LaneBody =
+      llvm::function_ref<SmallVector<Value>(Value lane, ValueRange cur)>;
+  /// for lane in [0, 128) carrying `inits`; returns the final values.
+  SmallVector<Value> laneLoop(ValueRange inits, LaneBody body) {
+    Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+    Value ub = arith::ConstantIndexOp::create(b, loc, kThreadsPerBlock);
+    Value step = arith::ConstantIndexOp::create(b, loc, 1);
+    auto loop = scf::ForOp::create(b, loc, lb, ub, step, inits);
+    OpBuilder::InsertionGuard guard(b);
+    // Without iter_args the loop already has its (empty) yield.
+    if (inits.empty())
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+    else
+      b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> next =
+        body(loop.getInductionVar(), loop.getRegionIterArgs());
+    if (!inits.empty())
+      scf::YieldOp::create(b, loc, next);
+    return SmallVector<Value>(loop.getResults());
+  }
+  /// (first lane of the warp, groupID, threadID_in_group) of `lane`.
+  std::tuple<Value, Value, Value> laneCoords(Value lane) {
+    Value inWarp = remConst(lane, kWarpSize);
+    Value warpBase = arith::SubIOp::create(b, loc, lane, inWarp);
+    Value g = arith::DivUIOp::create(b, loc, inWarp,
+                                     arith::ConstantIndexOp::create(b, loc, 4));
+    return {warpBase, g, remConst(inWarp, 4)};
+  }
+  Value zeros(Type scalar) {
+    auto type = cast<VectorType>(perThreadType(scalar));
+    return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+  }
+  Value extract(Value v, Value lane) {
+    return vector::ExtractOp::create(b, loc, v, ArrayRef<OpFoldResult>{lane});
+  }
+  SmallVector<Value> extractAll(ValueRange vs, Value lane) {
+    return llvm::map_to_vector(vs, [&](Value v) { return extract(v, lane); });
+  }
+  Value insert(Value scalar, Value v, Value lane) {
+    return vector::InsertOp::create(b, loc, scalar, v,
+                                    ArrayRef<OpFoldResult>{lane});
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value addConst(Value x, int64_t c) {
+    if (c == 0)
+      return x;
+    return add(x, arith::ConstantIndexOp::create(b, loc, c));
+  }
+  Value mulConst(Value x, int64_t c) {
+    return arith::MulIOp::create(b, loc, x,
+                                 arith::ConstantIndexOp::create(b, loc, c));
+  }
+  Value remConst(Value x, int64_t c) {
+    return arith::RemUIOp::create(b, loc, x,
+                                  arith::ConstantIndexOp::create(b, loc, c));
+  }
+
+  std::array<Value, 3> blockIds;
+  Value smemBase;
+  llvm::StringMap<func::FuncOp> outlinedFns;
+};
+} // namespace
+
+std::unique_ptr<SimtTarget> mlir::attn::gpu_kernel::createEmulationTarget(
+    OpBuilder &b, Location loc, Type elemType, std::array<Value, 3> blockIds,
+    Value smemBase) {
+  return std::make_unique<EmulationTarget>(b, loc, elemType, blockIds,
+                                           smemBase);
+}

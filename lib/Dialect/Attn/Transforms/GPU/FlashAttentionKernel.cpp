@@ -1,0 +1,544 @@
+//===- FlashAttentionKernel.cpp - the per-block attention program ---------===//
+//
+// Part of the attn-mlir project.
+//
+//===----------------------------------------------------------------------===//
+//
+// FlashAttention-2 as the program of one thread of a 4-warp block:
+//   - Q (blockQ x D) is copied to shared memory once; warp w owns query rows
+//     16w..16w+15 of the block (one m16 row tile of mma.sync);
+//   - K/V blocks of blockKV keys are double-buffered in shared memory with
+//     cp.async: block j+1 is in flight while block j is used;
+//   - S = Q K^T and O += P V run on mma.sync m16n8k16 with f32 accumulators,
+//     operands loaded with ldmatrix (.trans for V); the f32 accumulators of
+//     S become, rounded and packed, the A operand of the P V product, which
+//     needs no data movement because the C and A fragment layouts agree;
+//   - online softmax in base 2: scores are multiplied by scale * log2(e)
+//     once; each thread holds two rows (g and g + 8), whose maxima are
+//     combined across the 4 threads of a quad with xor shuffles; the row sums
+//     stay per-thread partial sums until the end;
+//   - hidden scores are a finite -1e30 (never -inf, so no inf - inf NaN);
+//     a row whose maximum is still -1e30 at the end saw no visible key and
+//     writes 0;
+//   - causal blocks stop after the last block with a visible key, and only
+//     the blocks that cross the diagonal or the end of the keys are masked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FlashAttentionKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::attn;
+using namespace mlir::attn::gpu_kernel;
+
+/// The value of a hidden score (base-2 logit).
+static constexpr double kHidden = -1.0e30;
+
+FailureOr<FlashKernelConfig>
+mlir::attn::gpu_kernel::getFlashKernelConfig(AttentionOp op, std::string &why) {
+  FlashKernelConfig cfg;
+  Type elem = op.getQueryType().getElementType();
+  if (!elem.isF16() && !elem.isBF16()) {
+    why = "the GPU kernel takes f16 or bf16 query/key/value (tensor-core "
+          "operands); convert f32 inputs first";
+    return failure();
+  }
+  if (op.getKeyType().getElementType() != elem ||
+      op.getValueType().getElementType() != elem) {
+    why = "query, key and value must have one element type";
+    return failure();
+  }
+  if (!isa<FloatType>(op.getInitType().getElementType())) {
+    why = "the output must have a float element type";
+    return failure();
+  }
+  for (Value v : {op.getQuery(), op.getKey(), op.getValue(), op.getInit()}) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type) {
+      why = "the GPU kernel is built on memrefs: bufferize first";
+      return failure();
+    }
+    // cp.async copies 16-byte chunks of contiguous rows.
+    if (!type.getLayout().isIdentity()) {
+      why = "query, key, value and init must have the identity layout "
+            "(contiguous rows for cp.async)";
+      return failure();
+    }
+  }
+  for (Value v : {op.getMask(), op.getBias()}) {
+    if (v && !isa<MemRefType>(v.getType())) {
+      why = "the GPU kernel is built on memrefs: bufferize first";
+      return failure();
+    }
+  }
+  int64_t hq = op.getNumQueryHeads(), hkv = op.getNumKVHeads();
+  int64_t d = op.getQKHeadDim(), dv = op.getVHeadDim();
+  if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
+      ShapedType::isDynamic(d) || ShapedType::isDynamic(dv)) {
+    why = "the head counts and head dims must be static";
+    return failure();
+  }
+  if (d % 16 != 0 || dv % 16 != 0 || d > 256 || dv > 256) {
+    why = "the head dims must be multiples of 16 up to 256 (mma.sync k=16), "
+          "got Dqk=" +
+          std::to_string(d) + " and Dv=" + std::to_string(dv);
+    return failure();
+  }
+  cfg.headDimQK = d;
+  cfg.headDimV = dv;
+  cfg.groupSize = hq / hkv;
+  cfg.elemType = elem;
+  cfg.scale = op.getScaleValue();
+  cfg.causal = op.getCausal();
+  // Registers per thread: O takes Dv/2, S blockKV/2, Q fragments D/4.
+  // 64 keys and Q in registers fit 255 registers up to D = Dv = 128.
+  bool wide = d > 128 || dv > 128;
+  cfg.blockKV = wide ? 32 : 64;
+  cfg.qInRegisters = !wide;
+  return cfg;
+}
+
+namespace {
+class FlashAttentionEmitter {
+public:
+  FlashAttentionEmitter(SimtTarget &t, const FlashKernelConfig &cfg,
+                        const FlashKernelOperands &ops)
+      : t(t), b(t.builder()), loc(t.getLoc()), cfg(cfg), ops(ops) {}
+
+  void emit();
+
+private:
+  // Block-uniform scalars.
+  Value ci(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value cf(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  // Per-thread values (scalars on the GPU, vectors in emulation).
+  Value pc(int64_t v) { return t.lift(ci(v)); }
+  Value pf(double v) { return t.lift(cf(v)); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value minS(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value maxS(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value sel(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y);
+  }
+  Value exp2(Value x) { return math::Exp2Op::create(b, loc, x); }
+  Value dim(Value memref, int64_t i) {
+    return memref::DimOp::create(b, loc, memref, i);
+  }
+
+  MemRefType sharedType(ArrayRef<int64_t> shape) {
+    return MemRefType::get(shape, cfg.elemType, MemRefLayoutAttrInterface{},
+                           gpu::AddressSpaceAttr::get(
+                               b.getContext(), gpu::AddressSpace::Workgroup));
+  }
+
+  /// Issues the cp.async copies of rows [rowBase, rowBase + rows) (`cols`
+  /// columns) of global[prefix..., row, :] into dst[dstPrefix..., :, :].
+  /// Rows at or past `limit` are zero-filled without reading; `lastRow`
+  /// (>= 0) keeps every source address inside the tensor.
+  void loadTile(Value global, ArrayRef<Value> prefix, Value rowBase,
+                Value limit, Value lastRow, Value dst,
+                ArrayRef<Value> dstPrefix, int64_t rows, int64_t cols);
+  /// s[i] with masks, bias and the causal rule applied (base-2 logits).
+  SmallVector<Value> applyMasks(ArrayRef<Value> s, Value kv0);
+  /// Indices of element (row, col) of the broadcasting [B..., Hq, Lq, Lk]
+  /// operand `m` (per thread).
+  SmallVector<Value> scoreOperandIndices(Value m, Value row, Value col);
+
+  SimtTarget &t;
+  OpBuilder &b;
+  Location loc;
+  const FlashKernelConfig &cfg;
+  const FlashKernelOperands &ops;
+
+  // Set up by emit().
+  SmallVector<Value> batchIdx; // uniform
+  Value head, kvHead, q0, lq, lk, diagOffset;
+  Value warp, lane, group, quad; // per thread
+};
+} // namespace
+
+void FlashAttentionEmitter::loadTile(Value global, ArrayRef<Value> prefix,
+                                     Value rowBase, Value limit, Value lastRow,
+                                     Value dst, ArrayRef<Value> dstPrefix,
+                                     int64_t rows, int64_t cols) {
+  int64_t chunksPerRow = cols / 8, chunks = rows * cols / 8;
+  Value tid = t.threadId();
+  for (int64_t first = 0; first < chunks; first += kThreadsPerBlock) {
+    Value chunk = add(tid, pc(first));
+    Value row = div(chunk, pc(chunksPerRow));
+    Value col = mul(rem(chunk, pc(chunksPerRow)), pc(8));
+    Value globalRow = add(t.lift(rowBase), row);
+    Value valid = cmp(arith::CmpIPredicate::slt, globalRow, t.lift(limit));
+    Value srcRow = minS(globalRow, t.lift(lastRow));
+    Value dstRow = row, dstCol = col;
+    if (first + kThreadsPerBlock > chunks) {
+      // Threads past the tile write zeros into a row's padding (never read).
+      Value inTile = cmp(arith::CmpIPredicate::ult, chunk, pc(chunks));
+      valid = arith::AndIOp::create(b, loc, valid, inTile);
+      dstRow = sel(inTile, row, pc(0));
+      dstCol = sel(inTile, col, pc(cols));
+      srcRow = sel(inTile, srcRow, pc(0));
+      col = sel(inTile, col, pc(0));
+    }
+    SmallVector<Value> src, dstIdx;
+    for (Value p : prefix)
+      src.push_back(t.lift(p));
+    src.push_back(srcRow);
+    src.push_back(col);
+    for (Value p : dstPrefix)
+      dstIdx.push_back(t.lift(p));
+    dstIdx.push_back(dstRow);
+    dstIdx.push_back(dstCol);
+    t.copyAsync(global, src, dst, dstIdx, 8, valid);
+  }
+}
+
+SmallVector<Value>
+FlashAttentionEmitter::scoreOperandIndices(Value m, Value row, Value col) {
+  auto type = cast<MemRefType>(m.getType());
+  int64_t rank = type.getRank();
+  SmallVector<Value> idx;
+  auto full = [&](int64_t d) { return type.getDimSize(d) != 1; };
+  for (int64_t d = 0; d < rank - 3; ++d)
+    idx.push_back(t.lift(full(d) ? batchIdx[d] : ci(0)));
+  idx.push_back(t.lift(full(rank - 3) ? head : ci(0)));
+  // Rows past Lq and keys past Lk exist in the last blocks: clamp the reads.
+  idx.push_back(
+      full(rank - 2)
+          ? minS(row, t.lift(arith::SubIOp::create(b, loc, lq, ci(1))))
+          : pc(0));
+  idx.push_back(
+      full(rank - 1)
+          ? minS(col, t.lift(arith::SubIOp::create(b, loc, lk, ci(1))))
+          : pc(0));
+  return idx;
+}
+
+SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
+                                                     Value kv0) {
+  const double log2e = 1.0 / std::log(2.0);
+  Value hidden = pf(kHidden);
+  Value rowBase = add(mul(warp, pc(16)), add(group, t.lift(q0)));
+  Value colBase = add(mul(quad, pc(2)), t.lift(kv0));
+  SmallVector<Value> out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    int64_t nt = i / 4, half = (i % 4) / 2, e = i % 2;
+    Value row = add(rowBase, pc(8 * half));
+    Value col = add(colBase, pc(8 * nt + e));
+    Value x = s[i];
+    Value visible = cmp(arith::CmpIPredicate::slt, col, t.lift(lk));
+    if (cfg.causal) {
+      Value limit = add(row, t.lift(diagOffset));
+      visible = arith::AndIOp::create(
+          b, loc, visible, cmp(arith::CmpIPredicate::sle, col, limit));
+    }
+    Value additive;
+    auto addTerm = [&](Value term) {
+      additive = additive ? fadd(additive, term) : term;
+    };
+    if (ops.bias) {
+      Value v = t.load(ops.bias, scoreOperandIndices(ops.bias, row, col));
+      if (!v.getType().isF32() &&
+          getElementTypeOrSelf(v.getType()) != b.getF32Type())
+        v = arith::ExtFOp::create(b, loc, t.perThreadType(b.getF32Type()), v);
+      addTerm(v);
+    }
+    if (ops.mask) {
+      Value v = t.load(ops.mask, scoreOperandIndices(ops.mask, row, col));
+      Type elem = getElementTypeOrSelf(v.getType());
+      if (elem.isInteger(1)) {
+        visible = arith::AndIOp::create(b, loc, visible, v);
+      } else {
+        if (!elem.isF32())
+          v = arith::ExtFOp::create(b, loc, t.perThreadType(b.getF32Type()), v);
+        addTerm(v);
+      }
+    }
+    if (additive)
+      x = fadd(x, fmul(additive, pf(log2e)));
+    // max() also turns an additive -inf into the finite hidden value.
+    out.push_back(sel(visible, fmax(x, hidden), hidden));
+  }
+  return out;
+}
+
+void FlashAttentionEmitter::emit() {
+  const double log2e = 1.0 / std::log(2.0);
+  auto qType = cast<MemRefType>(ops.query.getType());
+  int64_t rank = qType.getRank(), numBatch = rank - 3;
+  int64_t d = cfg.headDimQK, dv = cfg.headDimV;
+  int64_t bm = cfg.blockQ, bn = cfg.blockKV;
+  Type f32 = b.getF32Type();
+
+  // Uniform coordinates of the block.
+  Value qBlock = t.blockId(0);
+  head = t.blockId(1);
+  Value batchLinear = t.blockId(2);
+  batchIdx.assign(numBatch, Value());
+  for (int64_t i = numBatch - 1; i >= 0; --i) {
+    Value size = dim(ops.query, i);
+    batchIdx[i] = rem(batchLinear, size);
+    batchLinear = div(batchLinear, size);
+  }
+  kvHead = div(head, ci(cfg.groupSize));
+  lq = dim(ops.query, rank - 2);
+  lk = dim(ops.key, rank - 2);
+  q0 = mul(qBlock, ci(bm));
+  // Key j is visible to query i iff j <= i + diagOffset.
+  if (cfg.causal) {
+    diagOffset = *cfg.causal == CausalAlignment::BottomRight
+                     ? arith::SubIOp::create(b, loc, lk, lq).getResult()
+                     : ci(0);
+    if (ops.causalOffset)
+      diagOffset = add(diagOffset, ops.causalOffset);
+  }
+
+  // Per-thread coordinates.
+  Value tid = t.threadId();
+  warp = div(tid, pc(kWarpSize));
+  lane = rem(tid, pc(kWarpSize));
+  group = div(lane, pc(4));
+  quad = rem(lane, pc(4));
+
+  const int64_t pad = FlashKernelConfig::kRowPad;
+  Value sQ = t.sharedView(0, sharedType({bm, d + pad}));
+  Value sK = t.sharedView(cfg.sharedQBytes(), sharedType({2, bn, d + pad}));
+  Value sV = t.sharedView(cfg.sharedQBytes() + cfg.sharedKBytes(),
+                          sharedType({2, bn, dv + pad}));
+
+  SmallVector<Value> qPrefix(batchIdx), kvPrefix(batchIdx);
+  qPrefix.push_back(head);
+  kvPrefix.push_back(kvHead);
+  Value lastQ = maxS(arith::SubIOp::create(b, loc, lq, ci(1)), ci(0));
+  Value lastK = maxS(arith::SubIOp::create(b, loc, lk, ci(1)), ci(0));
+
+  // Number of K/V blocks: all of them, or up to the last one with a key
+  // visible to the block's last row.
+  Value numKV = div(add(lk, ci(bn - 1)), ci(bn));
+  if (cfg.causal) {
+    Value lastRow =
+        arith::SubIOp::create(b, loc, minS(add(q0, ci(bm)), lq), ci(1));
+    Value lastKey = add(lastRow, diagOffset);
+    Value causalBlocks =
+        sel(cmp(arith::CmpIPredicate::slt, lastKey, ci(0)), ci(0),
+            add(arith::DivSIOp::create(b, loc, lastKey, ci(bn)), ci(1)));
+    numKV = minS(numKV, causalBlocks);
+  }
+
+  // Prologue: Q (group 0), then K/V block 0 (group 1).
+  loadTile(ops.query, qPrefix, q0, lq, lastQ, sQ, {}, bm, d);
+  t.commitGroup();
+  Value firstLimit =
+      sel(cmp(arith::CmpIPredicate::sgt, numKV, ci(0)), lk, ci(0));
+  loadTile(ops.key, kvPrefix, ci(0), firstLimit, lastK, sK, {ci(0)}, bn, d);
+  loadTile(ops.value, kvPrefix, ci(0), firstLimit, lastK, sV, {ci(0)}, bn, dv);
+  t.commitGroup();
+  t.waitGroups(1);
+  t.barrier();
+
+  // A-operand fragments of the warp's 16 query rows, one per k step of 16.
+  Value qRow = add(mul(warp, pc(16)), rem(lane, pc(16)));
+  Value qColInStep = mul(div(lane, pc(16)), pc(8));
+  auto loadQ = [&](int64_t kk) {
+    return t.loadMatrix(sQ, {}, qRow, add(qColInStep, pc(16 * kk)), 4,
+                        /*transpose=*/false);
+  };
+  SmallVector<SmallVector<PackedReg>> qFrags;
+  if (cfg.qInRegisters)
+    for (int64_t kk = 0; kk < d / 16; ++kk)
+      qFrags.push_back(loadQ(kk));
+
+  // Loop state: row maxima (rows g, g+8), partial row sums, O accumulators.
+  int64_t sTiles = bn / 8, oTiles = dv / 8;
+  SmallVector<Value> inits = {pf(kHidden), pf(kHidden), pf(0.0), pf(0.0)};
+  for (int64_t i = 0; i < oTiles * 4; ++i)
+    inits.push_back(pf(0.0));
+  auto loop = scf::ForOp::create(b, loc, ci(0), numKV, ci(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    ValueRange state = loop.getRegionIterArgs();
+    Value buf = rem(j, ci(2));
+    Value nextBuf = arith::SubIOp::create(b, loc, ci(1), buf);
+    Value next = add(j, ci(1));
+
+    // Prefetch block j + 1 into the other buffer (all zero-size past the
+    // end), then wait for block j.
+    Value nextLimit =
+        sel(cmp(arith::CmpIPredicate::slt, next, numKV), lk, ci(0));
+    Value nextBase = mul(next, ci(bn));
+    loadTile(ops.key, kvPrefix, nextBase, nextLimit, lastK, sK, {nextBuf}, bn,
+             d);
+    loadTile(ops.value, kvPrefix, nextBase, nextLimit, lastK, sV, {nextBuf}, bn,
+             dv);
+    t.commitGroup();
+    t.waitGroups(1);
+    t.barrier();
+
+    // S = Q K^T: 16 rows x bn keys per warp, as sTiles m16n8 tiles.
+    SmallVector<Value> s(sTiles * 4, pf(0.0));
+    Value kRow = add(mul(div(lane, pc(16)), pc(8)), rem(lane, pc(8)));
+    Value kCol = mul(rem(div(lane, pc(8)), pc(2)), pc(8));
+    for (int64_t kk = 0; kk < d / 16; ++kk) {
+      SmallVector<PackedReg> a = cfg.qInRegisters ? qFrags[kk] : loadQ(kk);
+      for (int64_t np = 0; np < sTiles / 2; ++np) {
+        SmallVector<PackedReg> kf =
+            t.loadMatrix(sK, {buf}, add(kRow, pc(16 * np)),
+                         add(kCol, pc(16 * kk)), 4, /*transpose=*/false);
+        for (int64_t h = 0; h < 2; ++h) {
+          int64_t nt = 2 * np + h;
+          std::array<Value, 4> r = t.mma(a, {kf[2 * h], kf[2 * h + 1]},
+                                         ArrayRef<Value>(s).slice(4 * nt, 4));
+          for (int i = 0; i < 4; ++i)
+            s[4 * nt + i] = r[i];
+        }
+      }
+    }
+
+    // Base-2 logits; masks where needed.
+    Value scaleLog2 = pf(cfg.scale * log2e);
+    for (Value &x : s)
+      x = fmul(x, scaleLog2);
+    Value kv0 = mul(j, ci(bn));
+    if (ops.mask || ops.bias) {
+      s = applyMasks(s, kv0);
+    } else {
+      // Only the blocks crossing the end of the keys or the diagonal.
+      Value blockEnd = add(kv0, ci(bn));
+      Value needMask = cmp(arith::CmpIPredicate::sgt, blockEnd, lk);
+      if (cfg.causal) {
+        Value crosses = cmp(arith::CmpIPredicate::sgt,
+                            arith::SubIOp::create(b, loc, blockEnd, ci(1)),
+                            add(q0, diagOffset));
+        needMask = arith::OrIOp::create(b, loc, needMask, crosses);
+      }
+      SmallVector<Type> types(s.size(), t.perThreadType(f32));
+      auto ifOp = scf::IfOp::create(b, loc, types, needMask,
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        scf::YieldOp::create(b, loc, applyMasks(s, kv0));
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(b, loc, s);
+      }
+      s = SmallVector<Value>(ifOp.getResults());
+    }
+
+    // Online softmax.
+    SmallVector<Value> m(state.begin(), state.begin() + 2);
+    SmallVector<Value> l(state.begin() + 2, state.begin() + 4);
+    SmallVector<Value> acc(state.begin() + 4, state.end());
+    Value alpha[2], mNew[2];
+    for (int h = 0; h < 2; ++h) {
+      Value mx = s[2 * h];
+      for (int64_t nt = 0; nt < sTiles; ++nt)
+        for (int e = 0; e < 2; ++e)
+          mx = fmax(mx, s[4 * nt + 2 * h + e]);
+      mx = fmax(mx, t.shuffleXor(mx, 1));
+      mx = fmax(mx, t.shuffleXor(mx, 2));
+      mNew[h] = fmax(m[h], mx);
+      alpha[h] = exp2(arith::SubFOp::create(b, loc, m[h], mNew[h]));
+    }
+    SmallVector<Value> rowSum = {pf(0.0), pf(0.0)};
+    for (size_t i = 0; i < s.size(); ++i) {
+      int h = (i % 4) / 2;
+      s[i] = exp2(arith::SubFOp::create(b, loc, s[i], mNew[h]));
+      rowSum[h] = fadd(rowSum[h], s[i]);
+    }
+    for (int h = 0; h < 2; ++h)
+      l[h] = fadd(fmul(l[h], alpha[h]), rowSum[h]);
+    for (size_t i = 0; i < acc.size(); ++i)
+      acc[i] = fmul(acc[i], alpha[(i % 4) / 2]);
+
+    // O += P V: the S accumulators of key tiles 2kk and 2kk+1 are the A
+    // operand of k step kk.
+    Value vRow =
+        add(mul(rem(div(lane, pc(8)), pc(2)), pc(8)), rem(lane, pc(8)));
+    Value vCol = mul(div(lane, pc(16)), pc(8));
+    for (int64_t kk = 0; kk < bn / 16; ++kk) {
+      const Value *p0 = &s[4 * (2 * kk)], *p1 = &s[4 * (2 * kk + 1)];
+      SmallVector<PackedReg> a = {t.pack(p0[0], p0[1]), t.pack(p0[2], p0[3]),
+                                  t.pack(p1[0], p1[1]), t.pack(p1[2], p1[3])};
+      for (int64_t np = 0; np < oTiles / 2; ++np) {
+        SmallVector<PackedReg> vf =
+            t.loadMatrix(sV, {buf}, add(vRow, pc(16 * kk)),
+                         add(vCol, pc(16 * np)), 4, /*transpose=*/true);
+        for (int64_t h = 0; h < 2; ++h) {
+          int64_t nt = 2 * np + h;
+          std::array<Value, 4> r = t.mma(a, {vf[2 * h], vf[2 * h + 1]},
+                                         ArrayRef<Value>(acc).slice(4 * nt, 4));
+          for (int i = 0; i < 4; ++i)
+            acc[4 * nt + i] = r[i];
+        }
+      }
+    }
+    // Block j's buffers are overwritten by the prefetch of iteration j + 1.
+    t.barrier();
+
+    SmallVector<Value> yield(mNew, mNew + 2);
+    yield.append(l);
+    yield.append(acc);
+    scf::YieldOp::create(b, loc, yield);
+  }
+  t.waitGroups(0);
+
+  // Epilogue: full row sums, one division per row, hidden rows write 0.
+  ValueRange res = loop.getResults();
+  Value inv[2];
+  for (int h = 0; h < 2; ++h) {
+    Value sum = res[2 + h];
+    sum = fadd(sum, t.shuffleXor(sum, 1));
+    sum = fadd(sum, t.shuffleXor(sum, 2));
+    Value hiddenRow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE,
+                                            res[h], pf(kHidden));
+    inv[h] =
+        sel(hiddenRow, pf(0.0), arith::DivFOp::create(b, loc, pf(1.0), sum));
+  }
+  Type outElem = cast<MemRefType>(ops.out.getType()).getElementType();
+  Value rowBase = add(mul(warp, pc(16)), add(group, t.lift(q0)));
+  for (int64_t nt = 0; nt < oTiles; ++nt) {
+    for (int i = 0; i < 4; ++i) {
+      int h = i / 2;
+      Value row = add(rowBase, pc(8 * h));
+      Value col = add(mul(quad, pc(2)), pc(8 * nt + i % 2));
+      Value v = fmul(res[4 + 4 * nt + i], inv[h]);
+      if (!outElem.isF32())
+        v = arith::TruncFOp::create(b, loc, t.perThreadType(outElem), v);
+      SmallVector<Value> idx;
+      for (Value p : qPrefix)
+        idx.push_back(t.lift(p));
+      idx.push_back(row);
+      idx.push_back(col);
+      t.store(v, ops.out, idx, cmp(arith::CmpIPredicate::slt, row, t.lift(lq)));
+    }
+  }
+}
+
+void mlir::attn::gpu_kernel::emitFlashAttentionBlock(
+    SimtTarget &target, const FlashKernelConfig &cfg,
+    const FlashKernelOperands &operands) {
+  FlashAttentionEmitter(target, cfg, operands).emit();
+}

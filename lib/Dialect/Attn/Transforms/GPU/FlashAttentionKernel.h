@@ -1,0 +1,71 @@
+//===- FlashAttentionKernel.h - the per-block attention program -*- C++ -*-===//
+//
+// Part of the attn-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_LIB_DIALECT_ATTN_TRANSFORMS_GPU_FLASHATTENTIONKERNEL_H
+#define ATTN_LIB_DIALECT_ATTN_TRANSFORMS_GPU_FLASHATTENTIONKERNEL_H
+
+#include "SimtTarget.h"
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+namespace mlir {
+namespace attn {
+namespace gpu_kernel {
+
+/// The compile-time shape of one kernel variant.
+struct FlashKernelConfig {
+  /// Query rows per block: 16 per warp.
+  int64_t blockQ = 64;
+  /// Keys per step of the K/V loop.
+  int64_t blockKV = 64;
+  int64_t headDimQK = 0, headDimV = 0;
+  /// Hq / Hkv.
+  int64_t groupSize = 1;
+  /// Keep the block's Q fragments in registers for the whole loop (else they
+  /// are reloaded from shared memory each step, to save registers).
+  bool qInRegisters = true;
+  /// f16 or bf16.
+  Type elemType;
+  double scale = 1.0;
+  std::optional<CausalAlignment> causal;
+
+  /// Shared-memory rows are padded by 8 elements (16 bytes) so that the 8
+  /// rows one ldmatrix reads start in distinct bank groups.
+  static constexpr int64_t kRowPad = 8;
+  int64_t sharedQBytes() const { return blockQ * (headDimQK + kRowPad) * 2; }
+  int64_t sharedKBytes() const {
+    return 2 * blockKV * (headDimQK + kRowPad) * 2;
+  }
+  int64_t sharedVBytes() const {
+    return 2 * blockKV * (headDimV + kRowPad) * 2;
+  }
+  int64_t sharedBytes() const {
+    return sharedQBytes() + sharedKBytes() + sharedVBytes();
+  }
+};
+
+/// The kernel variant for `op`, or failure with the reason in `why` when the
+/// GPU lowering does not handle it.
+FailureOr<FlashKernelConfig> getFlashKernelConfig(AttentionOp op,
+                                                  std::string &why);
+
+/// The memref operands of one attention, as the kernel reads them.
+struct FlashKernelOperands {
+  Value query, key, value, mask, bias, out;
+  /// Extra diagonal shift (index) for `causal = top_left`, or null.
+  Value causalOffset;
+};
+
+/// Emits the program of one block (grid: x = query block, y = query head,
+/// z = linearized batch index) through `target`.
+void emitFlashAttentionBlock(SimtTarget &target, const FlashKernelConfig &cfg,
+                             const FlashKernelOperands &operands);
+
+} // namespace gpu_kernel
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_LIB_DIALECT_ATTN_TRANSFORMS_GPU_FLASHATTENTIONKERNEL_H

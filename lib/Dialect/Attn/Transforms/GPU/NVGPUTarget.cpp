@@ -1,0 +1,154 @@
+//===- NVGPUTarget.cpp - SIMT primitives as GPU ops -----------------------===//
+//
+// Part of the attn-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SimtTarget.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::attn::gpu_kernel;
+
+namespace {
+class NVGPUTarget final : public SimtTarget {
+public:
+  NVGPUTarget(OpBuilder &b, Location loc, Type elemType, Value smemBase)
+      : SimtTarget(b, loc, elemType), smemBase(smemBase) {}
+
+  Type perThreadType(Type scalar) override { return scalar; }
+  Value lift(Value uniform) override { return uniform; }
+  Value threadId() override {
+    return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  }
+  Value blockId(int dim) override {
+    return gpu::BlockIdOp::create(b, loc, static_cast<gpu::Dimension>(dim));
+  }
+
+  Value sharedView(int64_t byteOffset, MemRefType type) override {
+    Value offset = arith::ConstantIndexOp::create(b, loc, byteOffset);
+    return memref::ViewOp::create(b, loc, type, smemBase, offset, ValueRange{});
+  }
+
+  void copyAsync(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,
+                 int64_t elems, Value valid) override {
+    // Zero source elements: cp.async's src-size operand zero-fills.
+    Value full = arith::ConstantIndexOp::create(b, loc, elems);
+    Value none = arith::ConstantIndexOp::create(b, loc, 0);
+    Value srcElems = arith::SelectOp::create(b, loc, valid, full, none);
+    Value token = nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, dst, dstIdx, src, srcIdx, b.getIndexAttr(elems), srcElems,
+        b.getUnitAttr());
+    pending.push_back(token);
+  }
+  void commitGroup() override {
+    Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, pending);
+    if (!firstGroup)
+      firstGroup = group;
+    pending.clear();
+  }
+  void waitGroups(int pendingGroups) override {
+    // The wait counts groups; its token operand only orders it after a
+    // commit. The first group (committed in the prologue) dominates every
+    // wait, including those after the K/V loop.
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, firstGroup,
+                                     b.getI32IntegerAttr(pendingGroups));
+  }
+  void barrier() override { gpu::BarrierOp::create(b, loc); }
+
+  SmallVector<PackedReg> loadMatrix(Value smem, ValueRange prefix, Value row,
+                                    Value col, int numTiles,
+                                    bool transpose) override {
+    SmallVector<Value> idx(prefix.begin(), prefix.end());
+    idx.push_back(row);
+    idx.push_back(col);
+    auto type = VectorType::get({numTiles, 2}, elemType);
+    Value frag =
+        nvgpu::LdMatrixOp::create(b, loc, type, smem, idx, transpose, numTiles);
+    SmallVector<PackedReg> regs;
+    for (int i = 0; i < numTiles; ++i)
+      regs.push_back({vector::ExtractOp::create(b, loc, frag, i), {}, {}});
+    return regs;
+  }
+
+  std::array<Value, 4> mma(ArrayRef<PackedReg> a, ArrayRef<PackedReg> bRegs,
+                           ArrayRef<Value> c) override {
+    // f16 operands go as vector<2xf16>; bf16 ones as i32 (the form
+    // nvvm.mma.sync infers bf16 from, with explicit PTX types).
+    bool bf16 = elemType.isBF16();
+    auto operand = [&](const PackedReg &r) -> Value {
+      if (!bf16)
+        return r.packed;
+      return LLVM::BitcastOp::create(b, loc, b.getI32Type(), r.packed);
+    };
+    SmallVector<Value> av, bv;
+    for (const PackedReg &r : a)
+      av.push_back(operand(r));
+    for (const PackedReg &r : bRegs)
+      bv.push_back(operand(r));
+    Type f32 = b.getF32Type();
+    auto resultType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    std::optional<std::array<NVVM::MMATypes, 2>> ptxTypes;
+    if (bf16)
+      ptxTypes = {NVVM::MMATypes::bf16, NVVM::MMATypes::bf16};
+    else
+      ptxTypes = {NVVM::MMATypes::f16, NVVM::MMATypes::f16};
+    Value d = NVVM::MmaOp::create(
+        b, loc, resultType, av, bv, c, ArrayRef<int64_t>{16, 8, 16},
+        std::nullopt, std::nullopt, ptxTypes,
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    std::array<Value, 4> out;
+    for (int i = 0; i < 4; ++i)
+      out[i] = LLVM::ExtractValueOp::create(b, loc, d, i);
+    return out;
+  }
+
+  Value shuffleXor(Value v, int mask) override {
+    Value offset = arith::ConstantIntOp::create(b, loc, mask, 32);
+    Value width =
+        arith::ConstantIntOp::create(b, loc, attn::gpu_kernel::kWarpSize, 32);
+    return gpu::ShuffleOp::create(b, loc, v, offset, width,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+
+  PackedReg pack(Value lo, Value hi) override {
+    Value l = arith::TruncFOp::create(b, loc, elemType, lo);
+    Value h = arith::TruncFOp::create(b, loc, elemType, hi);
+    Value v = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, elemType), ValueRange{l, h});
+    return {v, {}, {}};
+  }
+
+  Value load(Value memref, ValueRange idx) override {
+    return memref::LoadOp::create(b, loc, memref, idx);
+  }
+  void store(Value v, Value memref, ValueRange idx, Value pred) override {
+    auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    memref::StoreOp::create(b, loc, v, memref, idx);
+  }
+
+private:
+  Value smemBase;
+  SmallVector<Value> pending;
+  Value firstGroup;
+};
+} // namespace
+
+std::unique_ptr<SimtTarget>
+mlir::attn::gpu_kernel::createNVGPUTarget(OpBuilder &b, Location loc,
+                                          Type elemType, Value smemBase) {
+  return std::make_unique<NVGPUTarget>(b, loc, elemType, smemBase);
+}

@@ -1,0 +1,122 @@
+//===- SimtTarget.h - the SIMT primitives of the attention kernel -*- C++
+//-*-===//
+//
+// Part of the attn-mlir project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The FlashAttention kernel is written once, against this interface, as the
+// program of one thread of a 128-thread block. Two targets implement it:
+//
+// - the NVGPU target emits what runs on the GPU: nvgpu.ldmatrix,
+//   nvvm.mma.sync, nvgpu.device_async_copy, gpu.shuffle, gpu.barrier, with
+//   every per-thread value a scalar;
+// - the emulation target emits CPU code for the same program with the whole
+//   block as vector lanes (every per-thread value is a vector<128xT>), and
+//   models the cross-lane instructions (ldmatrix, mma.sync, shuffles) by the
+//   fragment layouts of the PTX ISA. Running it against a float64 reference
+//   tests the kernel's lane/fragment bookkeeping without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_LIB_DIALECT_ATTN_TRANSFORMS_GPU_SIMTTARGET_H
+#define ATTN_LIB_DIALECT_ATTN_TRANSFORMS_GPU_SIMTTARGET_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+#include <array>
+#include <memory>
+
+namespace mlir {
+namespace attn {
+namespace gpu_kernel {
+
+/// Threads per block: 4 warps.
+constexpr int64_t kThreadsPerBlock = 128;
+constexpr int64_t kWarpSize = 32;
+
+/// One 32-bit register holding two 16-bit elements (an mma.sync operand
+/// register). `lo` is the element at the lower column/row index. The NVGPU
+/// target fills `packed` (vector<2xT>); the emulation target fills lo/hi.
+struct PackedReg {
+  Value packed;
+  Value lo, hi;
+};
+
+class SimtTarget {
+public:
+  SimtTarget(OpBuilder &b, Location loc, Type elemType)
+      : b(b), loc(loc), elemType(elemType) {}
+  virtual ~SimtTarget() = default;
+
+  OpBuilder &builder() { return b; }
+  Location getLoc() const { return loc; }
+  /// The 16-bit element type of the tensor-core operands (f16 or bf16).
+  Type getElemType() const { return elemType; }
+
+  /// The type of a per-thread value whose element type is `scalar`.
+  virtual Type perThreadType(Type scalar) = 0;
+  /// The per-thread copy of a block-uniform scalar.
+  virtual Value lift(Value uniform) = 0;
+  /// The thread's index in the block, per thread.
+  virtual Value threadId() = 0;
+  /// The block's index along `dim` (0: x, 1: y, 2: z); uniform.
+  virtual Value blockId(int dim) = 0;
+
+  /// A view of `type` at `byteOffset` of the block's shared memory.
+  virtual Value sharedView(int64_t byteOffset, MemRefType type) = 0;
+
+  /// Asynchronously copies `elems` consecutive elements of the last dim from
+  /// `src[srcIdx]` to `dst[dstIdx]`; where `valid` is false nothing is read
+  /// and zeros are written. Indices and `valid` are per thread.
+  virtual void copyAsync(Value src, ValueRange srcIdx, Value dst,
+                         ValueRange dstIdx, int64_t elems, Value valid) = 0;
+  /// Closes the group of copies issued since the last commit.
+  virtual void commitGroup() = 0;
+  /// Waits until at most `pending` committed groups are outstanding.
+  virtual void waitGroups(int pending) = 0;
+  virtual void barrier() = 0;
+
+  /// ldmatrix .m8n8 .x`numTiles` (.trans): each thread passes the row/col of
+  /// one matrix row in `smem` (threads 8i..8i+7 address matrix i); returns
+  /// the thread's register of each matrix.
+  virtual SmallVector<PackedReg> loadMatrix(Value smem, ValueRange prefix,
+                                            Value row, Value col, int numTiles,
+                                            bool transpose) = 0;
+  /// mma.sync.aligned.m16n8k16.row.col.f32.T.T.f32: `a` 4 registers, `b` 2,
+  /// `c` 4 f32 per thread.
+  virtual std::array<Value, 4> mma(ArrayRef<PackedReg> a, ArrayRef<PackedReg> b,
+                                   ArrayRef<Value> c) = 0;
+  /// The value of the thread whose lane is this lane xor `mask` (f32).
+  virtual Value shuffleXor(Value v, int mask) = 0;
+  /// Rounds two f32 values to the element type and packs them (lo first).
+  virtual PackedReg pack(Value lo, Value hi) = 0;
+
+  /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
+  virtual Value load(Value memref, ValueRange idx) = 0;
+  /// Per-thread store of `v` to `memref[idx]` where `pred` holds.
+  virtual void store(Value v, Value memref, ValueRange idx, Value pred) = 0;
+
+protected:
+  OpBuilder &b;
+  Location loc;
+  Type elemType;
+};
+
+/// The GPU target; must be created inside the gpu.launch body.
+std::unique_ptr<SimtTarget> createNVGPUTarget(OpBuilder &b, Location loc,
+                                              Type elemType, Value smemBase);
+
+/// The emulation target. `blockIds` are the (uniform) loop indices that stand
+/// for the block ids; `smemBase` a memref<?xi8> standing for shared memory.
+std::unique_ptr<SimtTarget> createEmulationTarget(OpBuilder &b, Location loc,
+                                                  Type elemType,
+                                                  std::array<Value, 3> blockIds,
+                                                  Value smemBase);
+
+} // namespace gpu_kernel
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_LIB_DIALECT_ATTN_TRANSFORMS_GPU_SIMTTARGET_H

@@ -1,0 +1,133 @@
+// RUN: attn-opt %s --split-input-file --attn-to-gpu --canonicalize --cse | FileCheck %s
+// RUN: attn-opt %s --split-input-file --attn-to-gpu=emulate --canonicalize --cse | FileCheck %s --check-prefix=EMU
+
+// f16, D = 64, causal: grid (Lq/64, Hq, B), 4 warps, Q + 2x K + 2x V in
+// 46080 bytes of dynamic shared memory (rows padded to 72 elements).
+// CHECK-LABEL: func.func @causal_f16_d64
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c8, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c46080_i32
+// CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<64x72xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// Causal: the K/V loop ends at the last block with a visible key.
+// CHECK: arith.divsi {{.*}}, %c64
+// Prologue: Q (one group), then K/V block 0 (a second group); wait for Q.
+// CHECK-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, {{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_create_group
+// CHECK-COUNT-8: nvgpu.device_async_copy
+// CHECK: %[[G:.*]] = nvgpu.device_async_create_group
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+// CHECK: gpu.barrier
+// Q fragments stay in registers: one ldmatrix.x4 per k step of 16.
+// CHECK-COUNT-4: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x72xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: scf.for
+// Prefetch of the next K/V block, then wait for the current one.
+// CHECK-COUNT-8: nvgpu.device_async_copy
+// CHECK: nvgpu.device_async_create_group
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+// CHECK-NEXT: gpu.barrier
+// S = Q K^T on tensor cores.
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// Scale and log2(e) in one multiply; masks only in blocks that need them.
+// CHECK: arith.mulf
+// CHECK: scf.if
+// CHECK: arith.cmpi sle
+// Row maxima across the quad.
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK: math.exp2
+// O += P V with V fragments through ldmatrix.trans.
+// CHECK: arith.truncf {{.*}} : f32 to f16
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: nvvm.mma.sync
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// One division per row; hidden rows (max still -1e30) write 0.
+// CHECK: arith.cmpf ole, %{{.*}}, %cst
+// CHECK: arith.divf
+// CHECK: memref.store {{.*}} : memref<1x8x128x64xf16>
+// CHECK: gpu.terminator
+
+// EMU-LABEL: func.func @causal_f16_d64
+// EMU-NOT: gpu.
+// EMU: memref.alloca() : memref<46080xi8>
+// EMU: scf.for
+// EMU: scf.for
+// EMU: scf.for
+// EMU: call @__attn_emu_copy8_
+// EMU: call @__attn_emu_ldmatrix4_
+// EMU: call @__attn_emu_mma_
+// EMU: vector.shuffle
+// EMU: call @__attn_emu_ldmatrix4t_
+// EMU: call @__attn_emu_store_
+// EMU: func.func private @__attn_emu_copy8_
+func.func @causal_f16_d64(%q: memref<1x8x128x64xf16>, %k: memref<1x8x128x64xf16>,
+                          %v: memref<1x8x128x64xf16>, %o: memref<1x8x128x64xf16>) {
+  attn.attention ins(%q, %k, %v : memref<1x8x128x64xf16>, memref<1x8x128x64xf16>, memref<1x8x128x64xf16>)
+                 outs(%o : memref<1x8x128x64xf16>) scale = 0.125 causal = top_left
+  return
+}
+
+// -----
+
+// bf16, D = 128, GQA (8 query heads on 4 key/value heads), a boolean mask per
+// batch and key and a bias per head: bf16 operands go to mma.sync as i32.
+// CHECK-LABEL: func.func @gqa_bf16_d128_mask_bias
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c87040_i32
+// CHECK: arith.divui %block_id_y, %c2
+// CHECK: memref.view {{.*}} to memref<64x136xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x136xbf16
+// CHECK: scf.for
+// CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>{{.*}} : (i32, i32, f32)
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x8x100x77xf32>
+// CHECK: memref.load %{{.*}}[%{{.*}}, %c0, %c0, %{{.*}}] : memref<2x1x1x77xi1>
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<2x64x136xbf16
+// CHECK: memref.store {{.*}} : memref<2x8x100x128xbf16>
+func.func @gqa_bf16_d128_mask_bias(%q: memref<2x8x100x128xbf16>, %k: memref<2x4x77x128xbf16>,
+                                   %v: memref<2x4x77x128xbf16>, %m: memref<2x1x1x77xi1>,
+                                   %b: memref<2x8x100x77xf32>, %o: memref<2x8x100x128xbf16>) {
+  attn.attention ins(%q, %k, %v : memref<2x8x100x128xbf16>, memref<2x4x77x128xbf16>, memref<2x4x77x128xbf16>)
+                 mask(%m : memref<2x1x1x77xi1>) bias(%b : memref<2x8x100x77xf32>)
+                 outs(%o : memref<2x8x100x128xbf16>) scale = 0.0883883
+  return
+}
+
+// -----
+
+// Dynamic batch and lengths: the grid is computed on the host, and an empty
+// grid launches nothing. D = 256 takes 32-key blocks and reloads Q
+// fragments from shared memory (no ldmatrix before the loop).
+// CHECK-LABEL: func.func @dynamic_d256
+// CHECK: %[[LQ:.*]] = memref.dim %arg0, %c2
+// CHECK: arith.ceildivui %[[LQ]], %c64
+// CHECK: scf.if
+// CHECK: gpu.launch
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: scf.for
+// CHECK: nvgpu.ldmatrix %{{.*}} : memref<64x264xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix %{{.*}} : memref<2x32x264xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+func.func @dynamic_d256(%q: memref<?x4x?x256xf16>, %k: memref<?x4x?x256xf16>,
+                        %v: memref<?x4x?x256xf16>, %o: memref<?x4x?x256xf16>) {
+  attn.attention ins(%q, %k, %v : memref<?x4x?x256xf16>, memref<?x4x?x256xf16>, memref<?x4x?x256xf16>)
+                 outs(%o : memref<?x4x?x256xf16>) scale = 0.0625 causal = bottom_right
+  return
+}
+
+// -----
+
+// The output buffer of a bufferized tensor function is device memory.
+// CHECK-LABEL: func.func @allocated_output
+// CHECK-NOT: memref.alloc
+// CHECK: %[[OUT:.*]] = gpu.alloc () : memref<1x2x64x64xf16>
+// CHECK: gpu.launch
+// CHECK: return %[[OUT]]
+func.func @allocated_output(%q: memref<1x2x64x64xf16>, %k: memref<1x2x64x64xf16>,
+                            %v: memref<1x2x64x64xf16>) -> memref<1x2x64x64xf16> {
+  %o = memref.alloc() : memref<1x2x64x64xf16>
+  attn.attention ins(%q, %k, %v : memref<1x2x64x64xf16>, memref<1x2x64x64xf16>, memref<1x2x64x64xf16>)
+                 outs(%o : memref<1x2x64x64xf16>) scale = 0.125
+  return %o : memref<1x2x64x64xf16>
+}
