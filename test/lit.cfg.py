@@ -57,7 +57,7 @@ config.substitutions.append(
 # The GPU kernels' per-block program emulated on the CPU (--attn-to-gpu=emulate).
 config.substitutions.append(
     (
-        "%attn-check-gpu-emulation",
+        "%gpu-emulation-check",
         f"{python} {os.path.join(test_lib, 'attn_check.py')}"
         f" --attn-opt {os.path.join(config.attn_tools_dir, 'attn-opt')}"
         f" --mlir-runner {os.path.join(config.llvm_tools_dir, 'mlir-runner')}"
