@@ -4,7 +4,7 @@
 BUILD ?= build
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build check demo docs install clean
+.PHONY: all deps configure build check demo docs install clean gpu-artifacts
 
 all: build
 
@@ -29,6 +29,12 @@ demo: build
 bench-cpu: build
 	@bash scripts/install-deps.sh --bench
 	@/usr/bin/python3 bench/cpu/attention_bench.py --build $(BUILD) --out bench/cpu/results
+
+# Everything bench/gpu/device-check.sh needs on the GPU machine (cubins in
+# an AOT executable linked with libattn_cuda_runtime, PTX, ptxas resource
+# lines, a manifest) under build/gpu-artifacts.
+gpu-artifacts: build
+	@bash scripts/gpu-artifacts.sh $(BUILD)
 
 docs: configure
 	@ninja -C $(BUILD) attn-doc

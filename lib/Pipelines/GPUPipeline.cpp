@@ -32,9 +32,11 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
                                       const AttnGPUPipelineOptions &options) {
   buildFrontEnd(pm);
   pm.addPass(createAttnToGPU());
+  // Outline before CSE: CSE would merge constants of the kernel body with
+  // the host's, which then become kernel parameters.
+  pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createGpuKernelOutliningPass());
 
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;

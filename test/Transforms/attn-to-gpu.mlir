@@ -36,7 +36,7 @@
 // Row maxima across the quad.
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
-// CHECK: math.exp2
+// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f"
 // O += P V with V fragments through ldmatrix.trans.
 // CHECK: arith.truncf {{.*}} : f32 to f16
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}

@@ -25,6 +25,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -239,6 +240,8 @@ public:
       perm.push_back((l & ~(kWarpSize - 1)) | ((l % kWarpSize) ^ mask));
     return vector::ShuffleOp::create(b, loc, v, v, perm);
   }
+
+  Value exp2(Value x) override { return math::Exp2Op::create(b, loc, x); }
 
   PackedReg pack(Value lo, Value hi) override {
     Type type = perThreadType(elemType);

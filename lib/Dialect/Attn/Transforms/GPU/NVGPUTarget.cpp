@@ -122,6 +122,22 @@ public:
         .getShuffleResult();
   }
 
+  Value exp2(Value x) override {
+    // The instruction itself: math.exp2 would become a libdevice call (which
+    // needs libdevice at compile time) and llvm.exp2 is illegal in the NVVM
+    // lowering. Flushing denormal results to 0 does not matter in softmax.
+    return LLVM::InlineAsmOp::create(
+               b, loc, x.getType(), ValueRange{x},
+               b.getStringAttr("ex2.approx.ftz.f32 $0, $1;"),
+               b.getStringAttr("=f,f"), /*has_side_effects=*/UnitAttr(),
+               /*is_align_stack=*/UnitAttr(),
+               LLVM::TailCallKindAttr::get(b.getContext(),
+                                           LLVM::TailCallKind::None),
+               /*asm_dialect=*/LLVM::AsmDialectAttr(),
+               /*operand_attrs=*/ArrayAttr())
+        .getResult(0);
+  }
+
   PackedReg pack(Value lo, Value hi) override {
     Value l = arith::TruncFOp::create(b, loc, elemType, lo);
     Value h = arith::TruncFOp::create(b, loc, elemType, hi);

@@ -90,6 +90,8 @@ public:
                                    ArrayRef<Value> c) = 0;
   /// The value of the thread whose lane is this lane xor `mask` (f32).
   virtual Value shuffleXor(Value v, int mask) = 0;
+  /// 2^x of a per-thread f32 (the GPU's ex2.approx).
+  virtual Value exp2(Value x) = 0;
   /// Rounds two f32 values to the element type and packs them (lo first).
   virtual PackedReg pack(Value lo, Value hi) = 0;
 

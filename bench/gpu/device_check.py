@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""The device check: correctness of every kernel variant, then timings.
+
+Runs on the GPU machine (torch, no MLIR) from the folder that
+``make gpu-artifacts`` built. Usage:
+
+    python3 device_check.py ARTIFACTS_DIR OUT_DIR [--iters 20] [--quick]
+
+1. correctness: for every variant and a few shapes (tails, Lq != Lk), fresh
+   random inputs, the output poisoned with NaN by the driver before the
+   run, compared with a float64 torch reference (relative error within the
+   dtype's tolerance, no NaN, rows without a visible key exactly 0);
+2. timing: bf16 (B, H, L, D) = (4,16,4096,128), (4,16,4096,64),
+   (1,16,16384,128), causal and not: our kernel (median of ITERS
+   synchronous calls of the AOT executable) against
+   torch.nn.functional.scaled_dot_product_attention with the flash and
+   cuDNN backends (CUDA events, warm-up, median of ITERS), as TFLOP/s and
+   ratios. Writes table.md, results.json and raw timings to OUT_DIR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
+# |out - ref| <= ATOL + RTOL * |ref|: the kernel rounds P to the input type
+# before P.V (as FlashAttention does) and the output to it.
+TOL = {"f16": (4e-3, 4e-3), "bf16": (3e-2, 3e-2)}
+
+
+def reference(q, k, v, scale, causal, mask, bias):
+    """float64 attention; hidden rows give 0."""
+    q, k, v = (t.double() for t in (q, k, v))
+    h, hkv = q.shape[1], k.shape[1]
+    if hkv != h:
+        k = k.repeat_interleave(h // hkv, dim=1)
+        v = v.repeat_interleave(h // hkv, dim=1)
+    s = scale * q @ k.transpose(-1, -2)
+    if bias is not None:
+        s = s + bias.double()
+    lq, lk = s.shape[-2:]
+    visible = torch.ones(lq, lk, dtype=torch.bool, device=s.device)
+    i = torch.arange(lq, device=s.device)[:, None]
+    j = torch.arange(lk, device=s.device)[None, :]
+    if causal == "top_left":
+        visible = j <= i
+    elif causal == "bottom_right":
+        visible = j <= i + (lk - lq)
+    visible = visible.expand(s.shape)
+    if mask is not None:
+        visible = visible & mask
+    s = s.masked_fill(~visible, -math.inf)
+    hidden = ~visible.any(-1, keepdim=True)
+    m = s.amax(-1, keepdim=True).masked_fill(hidden, 0.0)
+    p = torch.exp(s - m)
+    l = p.sum(-1, keepdim=True)
+    out = (p / l.masked_fill(hidden, 1.0)) @ v
+    return out.masked_fill(hidden, 0.0)
+
+
+def write(path, t):
+    with open(path, "wb") as f:
+        f.write(t.contiguous().cpu().view(torch.uint8).numpy().tobytes())
+
+
+def run_driver(art, name, b, lq, lk, work, iters=0):
+    cmd = [os.path.join(art, "attn-gpu-bench"), name, str(b), str(lq),
+           str(lk), work, str(iters)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
+
+
+def make_inputs(v, b, lq, lk, gen):
+    dt = DTYPES[v["dtype"]]
+    h, hkv = v["heads"], v["hkv"]
+    q = torch.randn(b, h, lq, v["d"], generator=gen).to(dt)
+    k = torch.randn(b, hkv, lk, v["d"], generator=gen).to(dt)
+    vv = torch.randn(b, hkv, lk, v["dv"], generator=gen).to(dt)
+    mask = bias = None
+    if v["mask"]:
+        mask = torch.rand(b, 1, 1, lk, generator=gen) > 0.3
+        mask[0, 0, 0, :] = False  # batch 0: no visible key at all
+    if v["bias"]:
+        bias = torch.randn(1, h, lq, lk, generator=gen)
+    return q, k, vv, mask, bias
+
+
+def check_variant(art, work, name, v, b, lq, lk, seed):
+    gen = torch.Generator().manual_seed(seed)
+    q, k, vv, mask, bias = make_inputs(v, b, lq, lk, gen)
+    os.makedirs(work, exist_ok=True)
+    write(os.path.join(work, "q.bin"), q)
+    write(os.path.join(work, "k.bin"), k)
+    write(os.path.join(work, "v.bin"), vv)
+    if mask is not None:
+        write(os.path.join(work, "mask.bin"), mask.to(torch.uint8))
+    if bias is not None:
+        write(os.path.join(work, "bias.bin"), bias.float())
+    run_driver(art, name, b, lq, lk, work)
+    dt = DTYPES[v["dtype"]]
+    raw = open(os.path.join(work, "out.bin"), "rb").read()
+    out = torch.frombuffer(bytearray(raw), dtype=dt).reshape(
+        b, v["heads"], lq, v["dv"]).double()
+    dev = "cuda"
+    ref = reference(q.to(dev), k.to(dev), vv.to(dev),
+                    1.0 / math.sqrt(v["d"]), v["causal"],
+                    None if mask is None else mask.to(dev),
+                    None if bias is None else bias.to(dev)).cpu()
+    atol, rtol = TOL[v["dtype"]]
+    nan = int(torch.isnan(out).sum())
+    err = (out - ref).abs()
+    worst = float((err / (atol + rtol * ref.abs())).max()) if nan == 0 else math.inf
+    return {"variant": name, "shape": [b, v["heads"], lq, lk], "nan": nan,
+            "max_abs_err": float(err.max()) if nan == 0 else math.nan,
+            "worst_over_tol": worst, "ok": nan == 0 and worst <= 1.0}
+
+
+def time_sdpa(q, k, v, causal, backend, iters):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    fn = torch.nn.functional.scaled_dot_product_attention
+    be = {"flash": SDPBackend.FLASH_ATTENTION,
+          "cudnn": SDPBackend.CUDNN_ATTENTION}[backend]
+    with sdpa_kernel(be):
+        for _ in range(3):
+            fn(q, k, v, is_causal=causal)
+        times = []
+        for _ in range(iters):
+            s, e = torch.cuda.Event(True), torch.cuda.Event(True)
+            s.record()
+            fn(q, k, v, is_causal=causal)
+            e.record()
+            e.synchronize()
+            times.append(s.elapsed_time(e))
+    return times
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("artifacts")
+    p.add_argument("out")
+    p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--quick", action="store_true",
+                   help="correctness only at small shapes, one timing shape")
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    art = os.path.abspath(args.artifacts)
+    variants = json.load(open(os.path.join(art, "variants.json")))
+    commit = open(os.path.join(art, "commit.txt")).read().strip()
+    work = os.path.join(args.out, "work")
+    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}"
+          f"  commit {commit}", flush=True)
+
+    results = {"commit": commit, "device": torch.cuda.get_device_name(),
+               "date": time.strftime("%Y-%m-%d"), "correctness": [],
+               "timing": []}
+    shapes = [(2, 200, 333), (1, 129, 64), (1, 1, 1)]
+    if not args.quick:
+        shapes.append((1, 1024, 1024))
+    failed = 0
+    for name, v in variants.items():
+        for i, (b, lq, lk) in enumerate(shapes):
+            try:
+                r = check_variant(art, work, name, v, b, lq, lk, seed=17 + i)
+            except RuntimeError as e:
+                r = {"variant": name, "shape": [b, v["heads"], lq, lk],
+                     "ok": False, "error": str(e)[-2000:]}
+            results["correctness"].append(r)
+            failed += not r["ok"]
+            print(("PASS " if r["ok"] else "FAIL ") + json.dumps(r), flush=True)
+
+    bench = [(4, 4096, 128), (4, 4096, 64), (1, 16384, 128)]
+    if args.quick:
+        bench = bench[:1]
+    rows = []
+    for b, L, d in bench:
+        for causal in (False, True):
+            name = f"bf16_d{d}" + ("_causal" if causal else "")
+            v = variants[name]
+            h = v["heads"]
+            flops = 4.0 * b * h * L * L * d * (0.5 if causal else 1.0)
+            gen = torch.Generator().manual_seed(5)
+            q, k, vv, _, _ = make_inputs(v, b, L, L, gen)
+            os.makedirs(work, exist_ok=True)
+            for n, t in (("q", q), ("k", k), ("v", vv)):
+                write(os.path.join(work, n + ".bin"), t)
+            row = {"B": b, "H": h, "L": L, "D": d, "causal": causal}
+            try:
+                run_driver(art, name, b, L, L, work, args.iters)
+                ours = [float(x) for x in open(
+                    os.path.join(work, "times_ms.txt")).read().split()]
+                row["ours_ms"] = statistics.median(ours)
+                row["ours_raw_ms"] = ours
+            except RuntimeError as e:
+                row["ours_error"] = str(e)[-1000:]
+            qd, kd, vd = (t.cuda() for t in (q, k, vv))
+            for be in ("flash", "cudnn"):
+                try:
+                    ts = time_sdpa(qd, kd, vd, causal, be, args.iters)
+                    row[f"{be}_ms"] = statistics.median(ts)
+                    row[f"{be}_raw_ms"] = ts
+                except Exception as e:  # backend unavailable for the shape
+                    row[f"{be}_error"] = str(e)[-300:]
+            for key in ("ours", "flash", "cudnn"):
+                if f"{key}_ms" in row:
+                    row[f"{key}_tflops"] = flops / (row[f"{key}_ms"] * 1e-3) / 1e12
+            rows.append(row)
+            print(json.dumps({k: x for k, x in row.items()
+                              if not k.endswith("raw_ms")}), flush=True)
+    results["timing"] = rows
+
+    def f(row, key, fmt="{:.1f}"):
+        return fmt.format(row[key]) if key in row else "-"
+    lines = [f"Device check {results['date']}, commit {commit}, "
+             f"{results['device']}, torch {torch.__version__}, median of "
+             f"{args.iters}.",
+             "",
+             f"Correctness: {len(results['correctness']) - failed} of "
+             f"{len(results['correctness'])} variant/shape runs pass.",
+             "",
+             "| B | H | L | D | causal | ours ms | ours TFLOP/s | flash TFLOP/s"
+             " | cuDNN TFLOP/s | ours/flash | ours/cuDNN |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        rf = (f"{r['ours_tflops'] / r['flash_tflops']:.2f}"
+              if "ours_tflops" in r and "flash_tflops" in r else "-")
+        rc = (f"{r['ours_tflops'] / r['cudnn_tflops']:.2f}"
+              if "ours_tflops" in r and "cudnn_tflops" in r else "-")
+        lines.append(
+            f"| {r['B']} | {r['H']} | {r['L']} | {r['D']} | {r['causal']} | "
+            f"{f(r, 'ours_ms', '{:.3f}')} | {f(r, 'ours_tflops')} | "
+            f"{f(r, 'flash_tflops')} | {f(r, 'cudnn_tflops')} | {rf} | {rc} |")
+    table = "\n".join(lines) + "\n"
+    print(table)
+    with open(os.path.join(args.out, "table.md"), "w") as fh:
+        fh.write(table)
+    with open(os.path.join(args.out, "results.json"), "w") as fh:
+        json.dump(results, fh, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds here everything the GPU machine needs for bench/gpu/device-check.sh:
+# every kernel variant (test/lib/gpu_variants.py) compiled by
+# --attn-gpu-pipeline to host code + an embedded sm_90 cubin, linked with
+# bench/gpu/driver.c into one executable next to libattn_cuda_runtime.so,
+# plus the PTX and ptxas resource lines of each kernel and a manifest.
+# Usage: scripts/gpu-artifacts.sh BUILD_DIR [OUT_DIR]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$src/build}" && pwd)
+out=${2:-$build/gpu-artifacts}
+llvm=/usr/lib/llvm-22/bin
+chip=${ATTN_GPU_CHIP:-sm_90}
+rm -rf "$out" && mkdir -p "$out/src" "$out/obj" "$out/ptx"
+runtime=$build/lib/libattn_cuda_runtime.so
+[ -f "$runtime" ] || { echo "error: $runtime not built (no cuda.h?)" >&2; exit 1; }
+
+/usr/bin/python3 "$src/test/lib/gpu_variants.py" "$out/src" >/dev/null
+for mlir in "$out"/src/*.mlir; do
+  name=$(basename "$mlir" .mlir)
+  "$build/bin/attn-opt" "$mlir" \
+    --attn-gpu-pipeline="chip=$chip format=bin" -o "$out/obj/$name.llvm.mlir"
+  "$llvm/mlir-translate" --mlir-to-llvmir "$out/obj/$name.llvm.mlir" \
+    -o "$out/obj/$name.ll"
+  clang-22 -c -O2 -fPIC "$out/obj/$name.ll" -o "$out/obj/$name.o"
+  # The PTX of the same kernel, for the record and for ptxas -v.
+  "$build/bin/attn-opt" "$mlir" \
+    --attn-gpu-pipeline="chip=$chip format=isa" -o "$out/obj/$name.isa.mlir"
+  /usr/bin/python3 "$src/test/lib/gpu_binary.py" "$out/obj/$name.isa.mlir" \
+    "$out/ptx" >/dev/null
+done
+cp "$out/src/variants.inc" "$out/obj/variants.inc"
+
+cp "$runtime" "$out/"
+clang-22 -O2 -I"$out/obj" "$src/bench/gpu/driver.c" "$out"/obj/*.o \
+  -L"$out" -lattn_cuda_runtime -Wl,-rpath,'$ORIGIN' -o "$out/attn-gpu-bench"
+
+# Resource lines of every kernel (fails on spills: see ptxas_check.py).
+/usr/bin/python3 "$src/test/lib/ptxas_check.py" --attn-opt "$build/bin/attn-opt" \
+  --ptxas "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" --chip "$chip" \
+  >"$out/ptxas-resources.txt"
+cp "$out/src/variants.json" "$out/variants.json"
+cp "$src/bench/gpu/device_check.py" "$out/"
+(cd "$src" && git rev-parse HEAD 2>/dev/null || echo unknown) >"$out/commit.txt"
+rm -rf "$out/obj"/*.mlir "$out/obj"/*.ll
+du -sh "$out"
+echo "gpu artifacts in $out (commit $(cat "$out/commit.txt"))"

@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""The GPU kernel variants that are compiled, assembled and benchmarked.
+
+Each variant is a host function on memrefs in device memory with dynamic
+batch and sequence lengths (one kernel serves every B, Lq, Lk):
+
+    func.func @attn_<name>(%q: memref<?xHxLqxD>, %k, %v[, %mask][, %bias], %out)
+
+``python3 gpu_variants.py OUTDIR`` writes one ``<name>.mlir`` per variant
+and ``variants.json`` (name -> dtype, heads, head dims, causal, mask, bias).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass
+
+HEADS = 16
+
+
+@dataclass(frozen=True)
+class Variant:
+    dtype: str          # f16 | bf16
+    d: int              # Dqk
+    dv: int             # Dv
+    causal: str = ""    # "" | top_left | bottom_right
+    mask: bool = False  # bool key-padding mask [B, 1, 1, Lk]
+    bias: bool = False  # f32 bias [1, H, Lq, Lk]
+    hkv: int = HEADS
+
+    @property
+    def name(self) -> str:
+        parts = [self.dtype, f"d{self.d}"]
+        if self.dv != self.d:
+            parts.append(f"dv{self.dv}")
+        if self.hkv != HEADS:
+            parts.append(f"hkv{self.hkv}")
+        if self.causal:
+            parts.append({"top_left": "causal", "bottom_right": "causalbr"}[
+                self.causal])
+        if self.mask:
+            parts.append("mask")
+        if self.bias:
+            parts.append("bias")
+        return "_".join(parts)
+
+
+def all_variants() -> list[Variant]:
+    out = []
+    for dtype in ("bf16", "f16"):
+        for d in (64, 128):
+            out.append(Variant(dtype, d, d))
+            out.append(Variant(dtype, d, d, causal="top_left"))
+            out.append(Variant(dtype, d, d, mask=True, bias=True))
+    out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4))
+    out.append(Variant("bf16", 256, 256))
+    out.append(Variant("f16", 64, 128, causal="top_left", mask=True))
+    return out
+
+
+def module_text(v: Variant) -> str:
+    def ty(heads: int, dim: str) -> str:
+        return f"memref<?x{heads}x?x{dim}x{v.dtype}>"
+    q, k, vv = ty(HEADS, str(v.d)), ty(v.hkv, str(v.d)), ty(v.hkv, str(v.dv))
+    o = ty(HEADS, str(v.dv))
+    args = [f"%q: {q}", f"%k: {k}", f"%v: {vv}"]
+    extra = ""
+    if v.mask:
+        args.append("%mask: memref<?x1x1x?xi1>")
+        extra += " mask(%mask : memref<?x1x1x?xi1>)"
+    if v.bias:
+        args.append(f"%bias: memref<1x{HEADS}x?x?xf32>")
+        extra += f" bias(%bias : memref<1x{HEADS}x?x?xf32>)"
+    args.append(f"%out: {o}")
+    scale = 1.0 / (v.d ** 0.5)
+    causal = f" causal = {v.causal}" if v.causal else ""
+    return (
+        f"func.func @attn_{v.name}({', '.join(args)})"
+        " attributes {llvm.emit_c_interface} {\n"
+        f"  attn.attention ins(%q, %k, %v : {q}, {k}, {vv}){extra}\n"
+        f"      outs(%out : {o}) scale = {scale!r}{causal}\n"
+        "  return\n}\n")
+
+
+def c_table() -> str:
+    """The variant table of bench/gpu/driver.c (its variants.inc)."""
+    lines = []
+    for v in all_variants():
+        n = 4 + v.mask + v.bias
+        params = ", ".join(["MemRef4 *"] * n)
+        call = ", ".join(f"a[{i}]" for i in range(n))
+        lines.append(f"void _mlir_ciface_attn_{v.name}({params});")
+        lines.append(f"static void call_{v.name}(MemRef4 **a) "
+                     f"{{ _mlir_ciface_attn_{v.name}({call}); }}")
+    lines.append("static const Variant kVariants[] = {")
+    for v in all_variants():
+        lines.append(f'  {{"{v.name}", call_{v.name}, {v.d}, {v.dv}, {HEADS}, '
+                     f"{v.hkv}, {int(v.mask)}, {int(v.bias)}}},")
+    lines.append("};")
+    lines.append("static const int kNumVariants = "
+                 "sizeof(kVariants) / sizeof(kVariants[0]);")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    manifest = {}
+    for v in all_variants():
+        with open(os.path.join(out, v.name + ".mlir"), "w") as f:
+            f.write(module_text(v))
+        manifest[v.name] = dict(asdict(v), heads=HEADS)
+    with open(os.path.join(out, "variants.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    with open(os.path.join(out, "variants.inc"), "w") as f:
+        f.write(c_table())
+    for name in manifest:
+        print(os.path.join(out, name + ".mlir"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

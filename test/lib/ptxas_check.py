@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""Compiles every GPU kernel variant to PTX and assembles it with ptxas -v.
+
+For each variant of gpu_variants.py: ``attn-opt --attn-gpu-pipeline=
+"chip=CHIP format=isa"``, extraction of the PTX, checks that it uses the
+tensor-core path (mma.sync m16n8k16 of the variant's type, ldmatrix, its
+.trans form, cp.async), then ``ptxas -v --gpu-name CHIP``. Prints one line
+per variant (registers, shared memory, stack, spills) and exits 1 if any
+variant spills or has a stack frame, or misses one of the instructions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_binary  # noqa: E402
+import gpu_variants  # noqa: E402
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--attn-opt", required=True)
+    p.add_argument("--ptxas", required=True)
+    p.add_argument("--chip", default="sm_90")
+    p.add_argument("--features", default="+ptx80")
+    args = p.parse_args()
+
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"{'variant':32} {'regs':>5} {'smem(dyn)':>9} {'stack':>6} "
+              f"{'spill st':>8} {'spill ld':>8}")
+        for v in gpu_variants.all_variants():
+            src = os.path.join(tmp, v.name + ".mlir")
+            with open(src, "w") as f:
+                f.write(gpu_variants.module_text(v))
+            out = subprocess.run(
+                [args.attn_opt, src,
+                 f"--attn-gpu-pipeline=chip={args.chip} "
+                 f"features={args.features} format=isa"],
+                capture_output=True, text=True)
+            if out.returncode != 0:
+                print(f"{v.name}: attn-opt failed\n{out.stderr}")
+                failures += 1
+                continue
+            objects = gpu_binary.extract(out.stdout)
+            if len(objects) != 1:
+                print(f"{v.name}: expected one kernel object, "
+                      f"got {len(objects)}")
+                failures += 1
+                continue
+            ptx = objects[0][3].decode()
+            mma = (f"mma.sync.aligned.m16n8k16.row.col.f32.{v.dtype}."
+                   f"{v.dtype}.f32")
+            missing = [s for s in (mma, "ldmatrix.sync.aligned.m8n8.x4.shared",
+                                   "ldmatrix.sync.aligned.m8n8.x4.trans",
+                                   "cp.async.cg.shared.global",
+                                   "cp.async.wait_group", "shfl.sync.bfly")
+                       if s not in ptx]
+            ptx_path = os.path.join(tmp, v.name + ".ptx")
+            with open(ptx_path, "w") as f:
+                f.write(ptx)
+            asm = subprocess.run(
+                [args.ptxas, "-v", "--gpu-name", args.chip, ptx_path, "-o",
+                 os.devnull], capture_output=True, text=True)
+            log = asm.stdout + asm.stderr
+            regs = re.search(r"Used (\d+) registers", log)
+            frame = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill "
+                              r"stores, (\d+) bytes spill loads", log)
+            if asm.returncode != 0 or not regs or not frame:
+                print(f"{v.name}: ptxas failed\n{log}")
+                failures += 1
+                continue
+            stack, st, ld = (int(x) for x in frame.groups())
+            smem = kernel_smem_bytes(v)
+            bad = stack or st or ld or missing
+            print(f"{v.name:32} {regs.group(1):>5} {smem:>9} {stack:>6} "
+                  f"{st:>8} {ld:>8}"
+                  + (f"  FAIL missing {missing}" if missing else "")
+                  + ("  FAIL spills/stack" if stack or st or ld else ""))
+            failures += bool(bad)
+    print(f"{failures} failing variant(s)")
+    return 1 if failures else 0
+
+
+def kernel_smem_bytes(v: gpu_variants.Variant) -> int:
+    """Dynamic shared memory of the kernel (the launch's, not ptxas's):
+    Q tile + double-buffered K and V tiles of 64 (or 32 above D = 128) keys,
+    rows padded by 8 elements."""
+    bn = 32 if max(v.d, v.dv) > 128 else 64
+    return 2 * (64 * (v.d + 8) + 2 * bn * (v.d + 8) + 2 * bn * (v.dv + 8))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
