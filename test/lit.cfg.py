@@ -54,6 +54,17 @@ config.substitutions.append(
         f" --shared-libs {runner_libs}",
     )
 )
+config.substitutions.append(
+    (
+        "%attn-random",
+        f"{python} {os.path.join(test_lib, 'attn_random.py')}"
+        f" --attn-opt {os.path.join(config.attn_tools_dir, 'attn-opt')}"
+        f" --mlir-runner {os.path.join(config.llvm_tools_dir, 'mlir-runner')}"
+        f" --shared-libs {runner_libs}"
+        f" --openmp-shared-libs {runner_libs},"
+        f"{os.path.join(config.mlir_lib_dir, 'libomp.so')}",
+    )
+)
 config.substitutions.append(("%attn_src_root", config.attn_src_root))
 config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
 
