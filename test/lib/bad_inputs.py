@@ -115,7 +115,8 @@ def in_project_code(err: str) -> bool:
     if not frames:
         return True  # No stack to tell: count it against the project.
     for f in frames:
-        if re.match(r"main |_start |__libc", f):
+        f = f.removeprefix("in ")  # ASan's frame format
+        if re.match(r"(main|_start|__libc\w*|_+interceptor_\w+|__sanitizer\w*|__asan\w*) ", f):
             continue
         if "attn" in f and "libMLIR.so" not in f:
             return True
