@@ -212,8 +212,8 @@ private:
     // transfer that the CPU pipeline leaves unlowered when the operand is a
     // function argument (a memref with dynamic strides after bufferization).
     if (rowBroadcast && colBroadcast && isa<RankedTensorType>(type)) {
-      Value scalar = tensor::ExtractOp::create(
-          b, loc, source, indices(b, Value(), Value()));
+      Value scalar = tensor::ExtractOp::create(b, loc, source,
+                                               indices(b, Value(), Value()));
       return vector::BroadcastOp::create(b, loc, vec(b, {C, R}, elt), scalar);
     }
     return vector::TransferReadOp::create(
