@@ -108,9 +108,26 @@ bool hitsUpstreamListParserCrash(StringRef text) {
       StringRef list = rest.take_until([](char c) { return c == ']'; });
       if (list.size() == rest.size())
         return true; // Unterminated: the parser's error path again.
-      for (char c : list)
-        if (!llvm::isDigit(c) && c != ',' && c != ' ' && c != '\n')
+      // Exactly `int (, int)*` or empty; anything else takes the error path.
+      enum { Expect, InNumber, AfterNumber } state = Expect;
+      bool sawComma = false;
+      for (char c : list) {
+        if (llvm::isDigit(c)) {
+          if (state == AfterNumber)
+            return true;
+          state = InNumber;
+        } else if (c == ' ' || c == '\n') {
+          if (state == InNumber)
+            state = AfterNumber;
+        } else if (c == ',' && state != Expect) {
+          state = Expect;
+          sawComma = true;
+        } else {
           return true;
+        }
+      }
+      if (state == Expect && sawComma)
+        return true;
     }
   }
   return false;
