@@ -2,9 +2,11 @@
 # Both install what is missing (Debian packages), configure and build first.
 
 BUILD ?= build
+# The AddressSanitizer + UndefinedBehaviorSanitizer (+ libFuzzer) build.
+BUILD_ASAN ?= build-asan
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build check demo docs install clean gpu-artifacts
+.PHONY: all deps configure build check configure-asan build-asan check-asan fuzz differential demo docs install clean gpu-artifacts
 
 all: build
 
@@ -22,6 +24,30 @@ build: configure
 
 check: build
 	@bash scripts/run-tests.sh $(BUILD)
+
+# The whole lit suite on a build instrumented with ASan and UBSan (project
+# code; libMLIR.so is not), which also builds the attn-fuzz target and runs
+# it over its seeds. docs/reliability.md.
+configure-asan: deps
+	@bash scripts/configure.sh $(abspath $(BUILD_ASAN)) \
+	  -DATTN_ENABLE_SANITIZERS=ON -DATTN_ENABLE_FUZZER=ON
+
+build-asan: configure-asan
+	@ninja -C $(BUILD_ASAN) all mlir-doc
+
+check-asan: build-asan
+	@bash scripts/run-tests.sh $(BUILD_ASAN)
+
+# libFuzzer for FUZZ_SECONDS (default 600) on the sanitizer build.
+FUZZ_SECONDS ?= 600
+fuzz: build-asan
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS) $(BUILD_ASAN)
+
+# Random attention problems and unfused graphs against the float64 reference
+# (DIFF_COUNT of each, default 200). docs/reliability.md.
+DIFF_COUNT ?= 200
+differential: build
+	@bash scripts/differential.sh $(BUILD) $(DIFF_COUNT)
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)

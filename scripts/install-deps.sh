@@ -2,6 +2,7 @@
 # Installs the Debian packages attn-mlir needs to build and test. Idempotent:
 # does nothing when every package is already installed.
 #   --bench   also what the benchmarks need (matplotlib for the plots)
+# libclang-rt-22-dev: the ASan/UBSan runtimes and libFuzzer (make check-asan).
 set -euo pipefail
 
 PACKAGES=(
@@ -9,6 +10,7 @@ PACKAGES=(
   clang-22 lld-22 ninja-build cmake make
   python3 python3-numpy python3-pytest
   libomp-22-dev
+  libclang-rt-22-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   PACKAGES+=(python3-matplotlib time)

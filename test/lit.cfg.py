@@ -2,8 +2,10 @@
 # lit configuration for attn-mlir.
 
 import os
+import subprocess
 
 import lit.formats
+import lit.util
 from lit.llvm import llvm_config
 from lit.llvm.subst import ToolSubst
 
@@ -20,7 +22,37 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.attn_tools_dir, config.llvm_tools_dir]
-tools = ["attn-opt", "attn-capi-test", "mlir-runner", "mlir-opt", "mlir-translate", "not", "llvm-nm", "llvm-readelf"]
+tools = ["attn-opt", "attn-capi-test", "mlir-runner", "mlir-translate", "not", "llvm-nm", "llvm-readelf"]
+
+# Sanitizer builds (cmake -DATTN_ENABLE_SANITIZERS=ON, `make check-asan`; see
+# docs/reliability.md). The project's executables carry the ASan/UBSan
+# runtime; an uninstrumented host that loads an instrumented project library
+# (Debian's mlir-opt with the plugin, python3 with the ctypes package) needs
+# the runtime preloaded: %host_env (for `env`) says so, and is empty in a
+# normal build. Leak checking stays on for the project's executables and is
+# off in preloaded hosts, whose interpreters leak by design.
+host_env = ""
+if lit.util.pythonize_bool(getattr(config, "attn_sanitizers", "")):
+    config.available_features.add("asan")
+    config.available_features.add("ubsan")
+    common = "abort_on_error=0:halt_on_error=1:print_stacktrace=1"
+    config.environment["ASAN_OPTIONS"] = (
+        common + ":detect_leaks=1:detect_stack_use_after_return=1"
+        ":strict_string_checks=1:check_initialization_order=1")
+    config.environment["UBSAN_OPTIONS"] = common
+    runtime = subprocess.run(
+        [config.cxx_compiler, "-print-file-name=libclang_rt.asan-x86_64.so"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    host_env = (f"LD_PRELOAD={runtime} "
+                f"ASAN_OPTIONS={common}:detect_leaks=0")
+    tools.append(ToolSubst("mlir-opt", command=f"env {host_env} "
+                           + os.path.join(config.llvm_tools_dir, "mlir-opt")))
+else:
+    tools.append("mlir-opt")
+config.substitutions.append(("%host_env", host_env))
+if lit.util.pythonize_bool(getattr(config, "attn_fuzzer", "")):
+    config.available_features.add("attn-fuzz")
+    tools.append("attn-fuzz")
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 runner_libs = ",".join(
@@ -67,6 +99,17 @@ config.substitutions.append(
 )
 config.substitutions.append(
     ("%gpu-binary", f"{python} {os.path.join(test_lib, 'gpu_binary.py')}"))
+config.substitutions.append(
+    (
+        "%attn-random",
+        f"{python} {os.path.join(test_lib, 'attn_random.py')}"
+        f" --attn-opt {os.path.join(config.attn_tools_dir, 'attn-opt')}"
+        f" --mlir-runner {os.path.join(config.llvm_tools_dir, 'mlir-runner')}"
+        f" --shared-libs {runner_libs}"
+        f" --openmp-shared-libs {runner_libs},"
+        f"{os.path.join(config.mlir_lib_dir, 'libomp.so')}",
+    )
+)
 config.substitutions.append(("%attn_src_root", config.attn_src_root))
 config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
 
@@ -98,7 +141,10 @@ if cuda_include and os.path.exists(os.path.join(cuda_include, "cuda.h")):
             config.available_features.add("cuda-stub-libcuda")
             config.substitutions.append(("%cuda_stub_libcuda", stub))
             break
-config.substitutions.append(("%cc", config.c_compiler))
+# C programs that link an instrumented project library carry the runtime.
+sanitize_cc = (" -fsanitize=address,undefined"
+               if "asan" in config.available_features else "")
+config.substitutions.append(("%cc", config.c_compiler + sanitize_cc))
 config.substitutions.append(
     (
         "%attn_cuda_runtime",

@@ -41,15 +41,24 @@ MlirExecutionEngine = _handle("MlirExecutionEngine")
 
 
 class MlirStringRef(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
+    # A void pointer, not c_char_p: MLIR's strings are not null-terminated,
+    # and reading a c_char_p field runs strlen past the end of the buffer
+    # (an AddressSanitizer heap-buffer-overflow in print callbacks).
+    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
 
     @classmethod
     def of(cls, text):
         data = text.encode() if isinstance(text, str) else bytes(text)
-        return cls(data, len(data))
+        buffer = ctypes.create_string_buffer(data, len(data))
+        ref = cls(ctypes.cast(buffer, ctypes.c_void_p), len(data))
+        ref._buffer = buffer  # keeps the bytes alive as long as the ref
+        return ref
+
+    def bytes(self):
+        return ctypes.string_at(self.data, self.length) if self.length else b""
 
     def __str__(self):
-        return ctypes.string_at(self.data, self.length).decode(errors="replace")
+        return self.bytes().decode(errors="replace")
 
 
 class MlirLogicalResult(ctypes.Structure):
@@ -184,7 +193,7 @@ class StringCollector:
         self.callback = MlirStringCallback(self._append)
 
     def _append(self, text, _user_data):
-        self.chunks.append(ctypes.string_at(text.data, text.length))
+        self.chunks.append(text.bytes())
 
     def text(self):
         return b"".join(self.chunks).decode(errors="replace")

@@ -207,6 +207,15 @@ private:
     AffineMap map = pick(b, {colBroadcast ? zero : featureDim(b),
                              rowBroadcast ? zero : seqDim(b)});
     Type elt = type.getElementType();
+    // One element for every score (both dims broadcast): a scalar extract
+    // and a splat. The all-broadcast transfer_read would become a 0-d
+    // transfer that the CPU pipeline leaves unlowered when the operand is a
+    // function argument (a memref with dynamic strides after bufferization).
+    if (rowBroadcast && colBroadcast && isa<RankedTensorType>(type)) {
+      Value scalar = tensor::ExtractOp::create(b, loc, source,
+                                               indices(b, Value(), Value()));
+      return vector::BroadcastOp::create(b, loc, vec(b, {C, R}, elt), scalar);
+    }
     return vector::TransferReadOp::create(
         b, loc, vec(b, {C, R}, elt), source,
         indices(b, Value(), colBroadcast ? Value() : j0), padding(b, source),

@@ -1,0 +1,660 @@
+#!/usr/bin/python3
+"""Differential testing: random attention problems and random unfused
+graphs, compiled and run on the CPU, against the float64 numpy reference.
+
+Two kinds of cases, both from one seeded generator:
+
+* problems: one ``attn.attention`` with random batch dims, heads (grouped
+  query ratios), Lq/Lk (1, primes, around the tile sizes), Dqk != Dv,
+  f32/f16/bf16, bool or float masks and biases with random broadcasts,
+  causal alignments and fully masked rows. Each is checked by
+  ``attn_check.py`` (same program generator, same reference, same
+  tolerances) under the fused pipeline with random tile sizes and under the
+  unfused one (``fused=false``).
+* graphs: an unfused attention in linalg on tensors, in the forms
+  ``--attn-raise`` accepts (generic or batch_matmul contractions, scalings
+  before or after the contraction, additive bias, boolean mask, causal
+  ``linalg.index`` compares, decomposed or named softmax). Each must raise
+  to exactly one ``attn.attention``; the raised program is then lowered,
+  run and compared with the reference computed from the graph's own inputs.
+
+A failing case is shrunk (dims toward 1, fewer batch dims and heads, no
+mask/bias/causal, f32) while it keeps failing, and the minimal reproducer
+is printed: the problem's ``attn_check.py`` command line or the graph's MLIR
+with the commands that fail on it.
+
+    /usr/bin/python3 test/lib/attn_random.py --attn-opt build/bin/attn-opt \\
+        --seed 1 --problems 20 --graphs 10
+
+Exit status: 0 when every case agrees, 1 when one does not (after the
+reproducers are printed), 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import io
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attn_check  # noqa: E402
+import attn_reference as ref  # noqa: E402
+from gen_raise_tests import (amap, contract, dense, elementwise,  # noqa: E402
+                             fill, softmax_generic, softmax_named, transpose,
+                             ty)
+
+# Lengths: 1, primes, powers of two and their neighbours (the default tiles
+# are 16 query rows by 32 keys).
+LENGTHS = [1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 37, 64]
+HEAD_DIMS = [1, 2, 3, 4, 5, 8, 16, 24, 32, 40, 64]
+TILES_Q = [1, 2, 3, 4, 8, 16, 32]
+TILES_KV = [1, 2, 5, 8, 16, 32, 64]
+# Cap on B*Hq*max(Lq, Lk)*max(Dqk, Dv) (and on the score matrix), so that
+# one case compiles and runs in about a second.
+MAX_ELEMS = 40_000
+
+
+@dataclass
+class Tools:
+    attn_opt: str
+    mlir_runner: str
+    shared_libs: str
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    kind: str  # "pass", "mismatch", "tool", "not-raised"
+    text: str
+
+
+# ---------------------------------------------------------------------------
+# attn.attention problems
+# ---------------------------------------------------------------------------
+
+
+def score_shape(p: dict) -> list[int]:
+    return p["batch"] + [p["hq"], p["lq"], p["lk"]]
+
+
+def bcast_shape(p: dict, full: list[bool]) -> list[int]:
+    """The shape of a mask/bias that is full along dims where full[d]."""
+    return [s if f else 1 for s, f in zip(score_shape(p), full)]
+
+
+def random_problem(rng: np.random.Generator) -> dict:
+    while True:
+        p: dict = {}
+        p["dtype"] = str(rng.choice(["f32", "f32", "f16", "bf16"]))
+        p["batch"] = [int(rng.choice([1, 2, 3]))
+                      for _ in range(int(rng.choice([0, 0, 1, 1, 2])))]
+        p["hkv"] = int(rng.choice([1, 1, 2, 3]))
+        p["hq"] = p["hkv"] * int(rng.choice([1, 1, 2, 3, 4]))
+        p["lq"] = int(rng.choice(LENGTHS))
+        p["lk"] = int(rng.choice(LENGTHS))
+        p["dqk"] = int(rng.choice(HEAD_DIMS))
+        p["dv"] = (p["dqk"] if rng.random() < 0.3
+                   else int(rng.choice(HEAD_DIMS)))
+        rank = len(score_shape(p))
+        p["mask"] = None
+        r = rng.random()
+        if r < 0.35:
+            p["mask"] = {"kind": "bool", "dtype": "i1",
+                         "full": [bool(x) for x in rng.random(rank) < 0.6]}
+        elif r < 0.6:
+            p["mask"] = {"kind": "float",
+                         "dtype": str(rng.choice(ref.FLOAT_DTYPES)),
+                         "full": [bool(x) for x in rng.random(rank) < 0.6]}
+        p["bias"] = None
+        if rng.random() < 0.35:
+            p["bias"] = {"dtype": str(rng.choice(ref.FLOAT_DTYPES)),
+                         "full": [bool(x) for x in rng.random(rank) < 0.6]}
+        p["causal"] = [None, None, "top_left", "bottom_right"][
+            int(rng.integers(4))]
+        p["fully_masked_rows"] = 0
+        m = p["mask"]
+        if (m and m["kind"] == "bool" and m["full"][-2] and p["lq"] > 1
+                and rng.random() < 0.4):
+            p["fully_masked_rows"] = int(rng.integers(1, min(3, p["lq"]) + 1))
+        p["scale"] = (None if rng.random() < 0.7
+                      else float(rng.choice([0.01, 0.5, 1.0, 2.0])))
+        p["magnitude"] = (1.0 if p["dtype"] != "f32" or rng.random() < 0.8
+                          else 3.0)
+        p["seed"] = int(rng.integers(1 << 30))
+        if problem_size(p) <= MAX_ELEMS:
+            return p
+
+
+def problem_size(p: dict) -> int:
+    batch = int(np.prod(p["batch"])) if p["batch"] else 1
+    return batch * p["hq"] * max(p["lq"], p["lk"]) * max(
+        p["dqk"], p["dv"], p["lq"], p["lk"])
+
+
+def shape_text(shape: list[int]) -> str:
+    return "x".join(map(str, shape))
+
+
+#: Harness self-check (--self-check): the reference uses a wrong scale, so
+#: that every case with a visible choice between keys must fail and shrink.
+SELF_CHECK_SCALE = 1.0
+
+
+def problem_args(p: dict) -> list[str]:
+    """The attn_check.py options that describe the problem."""
+    args = [] if SELF_CHECK_SCALE == 1.0 else [
+        "--reference-scale-multiplier", repr(SELF_CHECK_SCALE)]
+    args += ["--dtype", p["dtype"], f"--batch={shape_text(p['batch'])}",
+            "--hq", str(p["hq"]), "--hkv", str(p["hkv"]),
+            "--lq", str(p["lq"]), "--lk", str(p["lk"]),
+            "--dqk", str(p["dqk"]), "--dv", str(p["dv"]),
+            "--seed", str(p["seed"]), "--magnitude", str(p["magnitude"])]
+    if p["mask"]:
+        m = p["mask"]
+        spec = f"{m['kind']}:{shape_text(bcast_shape(p, m['full']))}"
+        if m["kind"] == "float":
+            spec += f":{m['dtype']}"
+        args += ["--mask", spec]
+    if p["bias"]:
+        b = p["bias"]
+        args += ["--bias",
+                 f"{shape_text(bcast_shape(p, b['full']))}:{b['dtype']}"]
+    if p["causal"]:
+        args += ["--causal", p["causal"]]
+    if p["fully_masked_rows"]:
+        args += ["--fully-masked-rows", str(p["fully_masked_rows"])]
+    if p["scale"] is not None:
+        args += ["--scale", repr(p["scale"])]
+    return args
+
+
+def check_problem(p: dict, tools: Tools, pipeline: str) -> Outcome:
+    argv = ["--attn-opt", tools.attn_opt, "--mlir-runner", tools.mlir_runner,
+            "--shared-libs", tools.shared_libs, f"--pipeline={pipeline}"]
+    argv += problem_args(p)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = attn_check.main(argv)
+    text = out.getvalue() + err.getvalue()
+    kind = {0: "pass", 1: "mismatch"}.get(status, "tool")
+    return Outcome(status == 0, kind, text)
+
+
+def problem_repro(p: dict, pipeline: str) -> str:
+    cmd = ["/usr/bin/python3", "test/lib/attn_check.py",
+           "--attn-opt", "build/bin/attn-opt",
+           "--mlir-runner", "/usr/lib/llvm-22/bin/mlir-runner"]
+    # The pipeline's own quotes are single quotes (pipelines_for).
+    return (f"{shlex.join(cmd)} --pipeline=\"{pipeline}\" "
+            f"{shlex.join(problem_args(p))}")
+
+
+def problem_candidates(p: dict) -> list[dict]:
+    """Simpler variants of ``p``, the most drastic first."""
+    out = []
+
+    def variant(**changes) -> None:
+        q = copy.deepcopy(p)
+        q.update(changes)
+        if q != p:
+            out.append(q)
+
+    variant(bias=None)
+    variant(mask=None, fully_masked_rows=0)
+    variant(causal=None)
+    variant(fully_masked_rows=0)
+    variant(scale=None)
+    variant(magnitude=1.0)
+    variant(dtype="f32")
+    if p["batch"]:
+        q = copy.deepcopy(p)
+        q["batch"] = p["batch"][1:]
+        for key in ("mask", "bias"):
+            if q[key]:
+                q[key]["full"] = q[key]["full"][1:]
+        out.append(q)
+        for i, b in enumerate(p["batch"]):
+            if b > 1:
+                q = copy.deepcopy(p)
+                q["batch"][i] = 1
+                out.append(q)
+    if p["hq"] > p["hkv"]:
+        variant(hq=p["hkv"])
+    if p["hkv"] > 1:
+        variant(hkv=1, hq=p["hq"] // p["hkv"])
+    for key in ("lq", "lk", "dqk", "dv"):
+        for smaller in (1, p[key] // 2, p[key] - 1):
+            if 1 <= smaller < p[key]:
+                variant(**{key: smaller})
+    for key in ("mask", "bias"):
+        if p[key]:
+            for d, f in enumerate(p[key]["full"]):
+                if f:
+                    q = copy.deepcopy(p)
+                    q[key]["full"][d] = False
+                    out.append(q)
+    # fully_masked_rows needs a bool mask with a full Lq dim and <= Lq rows.
+    return [q for q in out if problem_valid(q)]
+
+
+def problem_valid(p: dict) -> bool:
+    n = p["fully_masked_rows"]
+    if n:
+        m = p["mask"]
+        if not (m and m["kind"] == "bool" and m["full"][-2] and n <= p["lq"]):
+            return False
+    return p["hq"] % p["hkv"] == 0
+
+
+# ---------------------------------------------------------------------------
+# Unfused graphs for --attn-raise
+# ---------------------------------------------------------------------------
+
+
+def random_graph(rng: np.random.Generator) -> dict:
+    while True:
+        g: dict = {}
+        g["form"] = str(rng.choice(["generic4", "generic4", "bmm3"]))
+        g["b"] = int(rng.choice([1, 2]))
+        g["h"] = int(rng.choice([1, 2, 3]))
+        g["lq"] = int(rng.choice(LENGTHS))
+        g["lk"] = int(rng.choice(LENGTHS))
+        g["d"] = int(rng.choice(HEAD_DIMS))
+        g["dv"] = int(rng.choice(HEAD_DIMS))
+        g["scale_form"] = str(rng.choice(
+            ["generic", "divf", "prescale_q", "prescale_qk"]))
+        g["scale"] = float(np.float32(1.0 / np.sqrt(g["d"])))
+        g["softmax"] = str(rng.choice(["generic", "named", "recip"]))
+        generic = g["form"] == "generic4"
+        # Masks, biases and causal compares are elementwise generics on the
+        # 4-D scores.
+        g["bias"] = generic and rng.random() < 0.3
+        g["mask"] = generic and rng.random() < 0.3
+        g["causal"] = (str(rng.choice(["top_left", "bottom_right"]))
+                       if generic and rng.random() < 0.4 else None)
+        g["seed"] = int(rng.integers(1 << 30))
+        size = g["b"] * g["h"] * max(g["lq"], g["lk"]) * max(
+            g["d"], g["dv"], g["lq"], g["lk"])
+        if size <= MAX_ELEMS:
+            return g
+
+
+def graph_candidates(g: dict) -> list[dict]:
+    out = []
+
+    def variant(**changes) -> None:
+        q = dict(g)
+        q.update(changes)
+        if q != g:
+            out.append(q)
+
+    variant(bias=False)
+    variant(mask=False)
+    variant(causal=None)
+    variant(softmax="generic")
+    variant(scale_form="generic")
+    variant(form="generic4")
+    for key in ("b", "h", "lq", "lk", "d", "dv"):
+        for smaller in (1, g[key] // 2, g[key] - 1):
+            if 1 <= smaller < g[key]:
+                variant(**{key: smaller})
+    for q in out:
+        q["scale"] = float(np.float32(1.0 / np.sqrt(q["d"])))
+    return out
+
+
+def emit_graph(g: dict, name: str = "graph", with_main: bool = True
+               ) -> tuple[str, np.ndarray, np.ndarray]:
+    """Returns (program, expected output, rows with no visible key): @graph is the unfused attention,
+    @main runs it on embedded random inputs and prints the result. Without
+    main, only the function (named ``name``)."""
+    rng = np.random.default_rng(g["seed"])
+    b, h, lq, lk, d, dv = g["b"], g["h"], g["lq"], g["lk"], g["d"], g["dv"]
+    bh = b * h
+
+    def randn(shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    four = g["form"] == "generic4"
+    lead = [b, h] if four else [bh]
+    q, k, v = randn(lead + [lq, d]), randn(lead + [lk, d]), randn(lead + [lk, dv])
+    args = [("q", q, "f32"), ("k", k, "f32"), ("v", v, "f32")]
+    bias = mask = None
+    if g["bias"]:
+        bias = randn([lq, lk])
+        args.append(("bias", bias, "f32"))
+    if g["mask"]:
+        mask = rng.random([lq, lk]) < 0.8
+        args.append(("mask", mask, "i1"))
+
+    scale = g["scale"]
+    body = ""
+    qs, ks = "q", "k"
+    if g["scale_form"] == "prescale_q":
+        body += (f"  %qs_c = arith.constant dense<{scale!r}> : "
+                 f"{ty(q.shape)}\n  %qs = arith.mulf %q, %qs_c : {ty(q.shape)}\n")
+        qs = "qs"
+    elif g["scale_form"] == "prescale_qk":
+        root = float(np.float32(np.sqrt(scale)))
+        scale = float(np.float32(root) * np.float32(root))
+        body += (f"  %qs_c = arith.constant dense<{root!r}> : {ty(q.shape)}\n"
+                 f"  %qs = arith.mulf %q, %qs_c : {ty(q.shape)}\n"
+                 f"  %ks_c = arith.constant dense<{root!r}> : {ty(k.shape)}\n"
+                 f"  %ks = arith.mulf %k, %ks_c : {ty(k.shape)}\n")
+        qs, ks = "qs", "ks"
+
+    sshape = lead + [lq, lk]
+    if four:
+        body += contract("s", qs, ty(q.shape), ks, ty(k.shape), sshape,
+                         amap(5, ["a", "b", "c", "e"]),
+                         amap(5, ["a", "b", "d", "e"]),
+                         amap(5, ["a", "b", "c", "d"]), 5)
+    else:
+        body += transpose("kt", ks, list(k.shape), [0, 2, 1])
+        body += fill("s_acc", sshape, "0.0")
+        body += (f"  %s = linalg.batch_matmul ins(%{qs}, %kt : {ty(q.shape)}, "
+                 f"{ty([bh, d, lk])}) outs(%s_acc : {ty(sshape)}) -> "
+                 f"{ty(sshape)}\n")
+    x = "s"
+    if g["scale_form"] == "generic":
+        body += elementwise("ss", [("s", ty(sshape), None)], sshape,
+                            f"    %c = arith.constant {scale!r} : f32\n"
+                            "    %r = arith.mulf %in0, %c : f32\n"
+                            "    linalg.yield %r : f32\n")
+        x = "ss"
+    elif g["scale_form"] == "divf":
+        inv = float(np.float32(1.0) / np.float32(scale))
+        scale = float(np.float32(1.0) / np.float32(inv))
+        body += (f"  %ss_c = arith.constant dense<{inv!r}> : {ty(sshape)}\n"
+                 f"  %ss = arith.divf %s, %ss_c : {ty(sshape)}\n")
+        x = "ss"
+    if four and (bias is not None or mask is not None or g["causal"]):
+        ins = [(x, ty(sshape), None)]
+        lines = ["    %ninf = arith.constant 0xFF800000 : f32\n"]
+        cur = "%in0"
+        if bias is not None:
+            ins.append(("bias", ty([lq, lk]), amap(4, ["c", "d"])))
+            lines.append(f"    %xb = arith.addf {cur}, %in{len(ins) - 1} : f32\n")
+            cur = "%xb"
+        if mask is not None:
+            ins.append(("mask", ty([lq, lk], "i1"), amap(4, ["c", "d"])))
+            lines.append(f"    %xm = arith.select %in{len(ins) - 1}, {cur}, "
+                         "%ninf : f32\n")
+            cur = "%xm"
+        if g["causal"]:
+            lines.append("    %i = linalg.index 2 : index\n"
+                         "    %j = linalg.index 3 : index\n")
+            if g["causal"] == "top_left":
+                lines.append("    %vis = arith.cmpi ule, %j, %i : index\n")
+            else:
+                # j <= i + (Lk - Lq), written as j + Lq <= i + Lk.
+                lines.append(f"    %lq = arith.constant {lq} : index\n"
+                             f"    %lk = arith.constant {lk} : index\n"
+                             "    %jl = arith.addi %j, %lq : index\n"
+                             "    %ik = arith.addi %i, %lk : index\n"
+                             "    %vis = arith.cmpi ule, %jl, %ik : index\n")
+            lines.append(f"    %xc = arith.select %vis, {cur}, %ninf : f32\n")
+            cur = "%xc"
+        lines.append(f"    linalg.yield {cur} : f32\n")
+        body += elementwise("x", ins, sshape, "".join(lines))
+        x = "x"
+    if g["softmax"] == "named":
+        body += softmax_named("p", x, sshape)
+    else:
+        body += softmax_generic("p", x, sshape, max_sub=True,
+                                recip=g["softmax"] == "recip")
+    oshape = lead + [lq, dv]
+    if four:
+        body += contract("o", "p", ty(sshape), "v", ty(v.shape), oshape,
+                         amap(5, ["a", "b", "c", "e"]),
+                         amap(5, ["a", "b", "e", "d"]),
+                         amap(5, ["a", "b", "c", "d"]), 5)
+    else:
+        body += fill("o_acc", oshape, "0.0")
+        body += (f"  %o = linalg.batch_matmul ins(%p, %v : {ty(sshape)}, "
+                 f"{ty(v.shape)}) outs(%o_acc : {ty(oshape)}) -> "
+                 f"{ty(oshape)}\n")
+    body += f"  return %o : {ty(oshape)}\n"
+
+    sig = ", ".join(f"%{n}: {ty(a.shape, e)}" for n, a, e in args)
+    func = f"func.func @{name}({sig}) -> {ty(oshape)} {{\n{body}}}\n"
+    if not with_main:
+        return func, None, None
+    text = ["func.func private @printMemrefF32(tensor<*xf32>)", "", func,
+            "func.func @main() {"]
+    for n, a, e in args:
+        payload = (dense(a, "i1") if e == "i1"
+                   else f"{ref.hex_literal(a, 'f32')} : {ty(a.shape)}")
+        text.append(f"  %{n} = arith.constant {payload}")
+    types = ", ".join(ty(a.shape, e) for _, a, e in args)
+    names = ", ".join(f"%{n}" for n, _, _ in args)
+    text += [f"  %r = call @{name}({names}) : ({types}) -> {ty(oshape)}",
+             f"  %u = tensor.cast %r : {ty(oshape)} to tensor<*xf32>",
+             "  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()",
+             "  return", "}", ""]
+
+    # The reference: 4-D [B, H, L, D] (one batch dim for bmm3).
+    kw = dict(scale=scale * SELF_CHECK_SCALE, mask=mask,
+              bias=None if bias is None else bias.astype(np.float64),
+              causal=g["causal"])
+    q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
+    expected = ref.attention(q64, k64, v64, **kw)
+    hidden = ref.hidden_rows(ref.scores(q64, k64, **kw))
+    return "\n".join(text), expected, hidden
+
+
+def check_graph(g: dict, tools: Tools, pipeline: str) -> Outcome:
+    program, expected, hidden = emit_graph(g)
+    try:
+        raised = run_tool([tools.attn_opt, "--attn-raise", "--canonicalize"],
+                          program)
+        count = raised.count("attn.attention")
+        if count != 1:
+            return Outcome(False, "not-raised",
+                           f"--attn-raise produced {count} attn.attention "
+                           "ops, expected 1")
+        lowered = run_tool([tools.attn_opt, *shlex.split(pipeline)], raised)
+        printed = run_tool([tools.mlir_runner, "-e", "main",
+                            "-entry-point-result=void",
+                            f"-shared-libs={tools.shared_libs}"], lowered)
+    except attn_check.ToolError as e:
+        return Outcome(False, "tool", str(e))
+    try:
+        _, values = attn_check.parse_printed_memref(printed)
+    except ValueError as e:
+        return Outcome(False, "mismatch", f"cannot parse the output: {e}")
+    if values.size != expected.size:
+        return Outcome(False, "mismatch", f"{values.size} values printed, "
+                       f"expected {expected.size}")
+    atol, rtol = attn_check.TOLERANCES["f32"]
+    cmp = attn_check.compare(values.reshape(expected.shape), expected,
+                             hidden, atol, rtol)
+    text = (f"max_abs_err={cmp.max_abs:.3e} worst/tol={cmp.worst_ratio:.3g}"
+            + "".join(f"\n  {m}" for m in cmp.messages))
+    return Outcome(cmp.ok, "pass" if cmp.ok else "mismatch", text)
+
+
+def graph_repro(g: dict, pipeline: str, path: str) -> str:
+    return (f"build/bin/attn-opt {path} --attn-raise --canonicalize | "
+            f"build/bin/attn-opt {pipeline} | mlir-runner -e main "
+            "-entry-point-result=void -shared-libs=...")
+
+
+def run_tool(cmd: list[str], stdin: str) -> str:
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True,
+                          timeout=attn_check.TOOL_TIMEOUT_S)
+    if proc.returncode != 0:
+        raise attn_check.ToolError(
+            f"exit status {proc.returncode}: {shlex.join(cmd)}\n"
+            f"{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+# ---------------------------------------------------------------------------
+# Shrinking and the driver
+# ---------------------------------------------------------------------------
+
+
+def shrink(case: dict, check: Callable[[dict], Outcome],
+           candidates: Callable[[dict], list[dict]], kind: str,
+           budget_s: float) -> tuple[dict, Outcome, int]:
+    """Greedy: takes the first simpler variant that fails the same way, until
+    none does (or the time budget is spent). Returns the minimal case, its
+    outcome and the number of checks run."""
+    best = case
+    outcome = check(case)
+    steps = 1
+    deadline = time.monotonic() + budget_s
+    progress = True
+    while progress and time.monotonic() < deadline:
+        progress = False
+        for cand in candidates(best):
+            if time.monotonic() >= deadline:
+                break
+            res = check(cand)
+            steps += 1
+            if not res.ok and res.kind == kind:
+                best, outcome, progress = cand, res, True
+                break
+    return best, outcome, steps
+
+
+def pipelines_for(rng: np.random.Generator, threads_libs: Optional[str]
+                  ) -> list[tuple[str, Optional[str]]]:
+    """(pipeline, shared libs override) pairs a case runs under: the fused
+    path with random tiles and the unfused path; sometimes OpenMP."""
+    qt, kt = int(rng.choice(TILES_Q)), int(rng.choice(TILES_KV))
+    fused_opts = f"q-tile={qt} kv-tile={kt}"
+    # Quoted: the value is split like a shell command line.
+    out = [(f"--attn-cpu-pipeline='{fused_opts}'", None),
+           ("--attn-cpu-pipeline=fused=false", None)]
+    if threads_libs and rng.random() < 0.2:
+        out[0] = (f"--attn-cpu-pipeline='{fused_opts} threads=true'",
+                  threads_libs)
+    return out
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--attn-opt", required=True)
+    ap.add_argument("--mlir-runner", default="/usr/lib/llvm-22/bin/mlir-runner")
+    ap.add_argument("--shared-libs", default=attn_check.DEFAULT_SHARED_LIBS)
+    ap.add_argument("--openmp-shared-libs",
+                    help="runtime libraries with libomp: also try threads=true")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--problems", type=int, default=10,
+                    help="random attn.attention problems")
+    ap.add_argument("--graphs", type=int, default=5,
+                    help="random unfused graphs for --attn-raise")
+    ap.add_argument("--time-budget", type=float, default=0,
+                    help="stop starting new cases after this many seconds")
+    ap.add_argument("--shrink-budget", type=float, default=300,
+                    help="seconds spent shrinking one failure")
+    ap.add_argument("--out", help="write reproducers (MLIR, commands) here")
+    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--self-check", action="store_true",
+                    help="harness self-check: compare against a reference "
+                         "with a 1.5x scale; every case must fail and shrink")
+    args = ap.parse_args(argv)
+    global SELF_CHECK_SCALE
+    SELF_CHECK_SCALE = 1.5 if args.self_check else 1.0
+
+    rng = np.random.default_rng(args.seed)
+    start = time.monotonic()
+    counts = {"problems": 0, "graphs": 0, "runs": 0, "failures": 0}
+    failures = []
+
+    def report(tag: str, case: dict, pipeline: str, out: Outcome,
+               check: Callable, candidates: Callable, is_graph: bool) -> None:
+        counts["failures"] += 1
+        print(f"FAIL {tag} [{out.kind}] {pipeline}\n  {case}\n"
+              f"  {out.text.strip()[:2000]}")
+        small, res, steps = shrink(case, check, candidates, out.kind,
+                                   args.shrink_budget)
+        print(f"  shrunk in {steps} checks to: {small}")
+        if is_graph:
+            program, _, _ = emit_graph(small)
+            path = f"repro-{tag}.mlir"
+            if args.out:
+                os.makedirs(args.out, exist_ok=True)
+                path = os.path.join(args.out, path)
+                with open(path, "w") as f:
+                    f.write(program)
+            print(f"  reproducer: {graph_repro(small, pipeline, path)}")
+            if not args.out:
+                print(program)
+        else:
+            cmd = problem_repro(small, pipeline)
+            print(f"  reproducer: {cmd}")
+            print(f"  (add --emit for the MLIR program)")
+            if args.out:
+                os.makedirs(args.out, exist_ok=True)
+                with open(os.path.join(args.out, f"repro-{tag}.sh"), "w") as f:
+                    f.write(cmd + "\n")
+        print(f"  minimal failure: {res.text.strip()[:2000]}")
+        failures.append((tag, small))
+
+    def budget_left() -> bool:
+        return not args.time_budget or (time.monotonic() - start
+                                        < args.time_budget)
+
+    n_problem = n_graph = 0
+    while budget_left() and (n_problem < args.problems or
+                             n_graph < args.graphs):
+        # Interleaved so that a time-bounded run covers both kinds.
+        if n_problem < args.problems:
+            p = random_problem(rng)
+            pipes = pipelines_for(rng, args.openmp_shared_libs)
+            n_problem += 1
+            counts["problems"] += 1
+            for pipeline, libs in pipes:
+                tools = Tools(args.attn_opt, args.mlir_runner,
+                              libs or args.shared_libs)
+                out = check_problem(p, tools, pipeline)
+                counts["runs"] += 1
+                if args.verbose or not out.ok:
+                    print(f"problem {n_problem}: {out.text.strip()}")
+                if not out.ok:
+                    report(f"problem{n_problem}", p, pipeline, out,
+                           lambda c, t=tools, pl=pipeline:
+                               check_problem(c, t, pl),
+                           problem_candidates, False)
+                    break
+        if n_graph < args.graphs and budget_left():
+            g = random_graph(rng)
+            pipes = pipelines_for(rng, args.openmp_shared_libs)
+            n_graph += 1
+            counts["graphs"] += 1
+            for pipeline, libs in pipes:
+                tools = Tools(args.attn_opt, args.mlir_runner,
+                              libs or args.shared_libs)
+                out = check_graph(g, tools, pipeline)
+                counts["runs"] += 1
+                if args.verbose:
+                    print(f"graph {n_graph}: {g} {pipeline}: {out.text}")
+                if not out.ok:
+                    report(f"graph{n_graph}", g, pipeline, out,
+                           lambda c, t=tools, pl=pipeline:
+                               check_graph(c, t, pl),
+                           graph_candidates, True)
+                    break
+    elapsed = time.monotonic() - start
+    print(f"attn_random: seed {args.seed}: {counts['problems']} problems, "
+          f"{counts['graphs']} graphs, {counts['runs']} runs, "
+          f"{counts['failures']} failures in {elapsed:.0f} s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
