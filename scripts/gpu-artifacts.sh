@@ -5,24 +5,40 @@
 # bench/gpu/driver.c into one executable next to libattn_cuda_runtime.so,
 # plus the PTX and ptxas resource lines of each kernel and a manifest.
 # Usage: scripts/gpu-artifacts.sh BUILD_DIR [OUT_DIR]
+# With ATTN_GPU_EMULATE=1 the same executable is built from the kernels'
+# CPU emulation (--attn-gpu-emulation-pipeline) and host memory, so that
+# `device_check.py --device cpu` runs the whole check here, without a GPU.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
-out=${2:-$build/gpu-artifacts}
+emulate=${ATTN_GPU_EMULATE:-0}
+if [ "$emulate" = 1 ]; then
+  out=${2:-$build/gpu-artifacts-emulated}
+else
+  out=${2:-$build/gpu-artifacts}
+fi
 llvm=/usr/lib/llvm-22/bin
 chip=${ATTN_GPU_CHIP:-sm_90}
 rm -rf "$out" && mkdir -p "$out/src" "$out/obj" "$out/ptx"
 runtime=$build/lib/libattn_cuda_runtime.so
-[ -f "$runtime" ] || { echo "error: $runtime not built (no cuda.h?)" >&2; exit 1; }
+if [ "$emulate" != 1 ] && [ ! -f "$runtime" ]; then
+  echo "error: $runtime not built (no cuda.h?)" >&2
+  exit 1
+fi
 
 /usr/bin/python3 "$src/test/lib/gpu_variants.py" "$out/src" >/dev/null
 for mlir in "$out"/src/*.mlir; do
   name=$(basename "$mlir" .mlir)
-  "$build/bin/attn-opt" "$mlir" \
-    --attn-gpu-pipeline="chip=$chip format=bin" -o "$out/obj/$name.llvm.mlir"
+  if [ "$emulate" = 1 ]; then
+    pipeline=--attn-gpu-emulation-pipeline
+  else
+    pipeline="--attn-gpu-pipeline=chip=$chip format=bin"
+  fi
+  "$build/bin/attn-opt" "$mlir" "$pipeline" -o "$out/obj/$name.llvm.mlir"
   "$llvm/mlir-translate" --mlir-to-llvmir "$out/obj/$name.llvm.mlir" \
     -o "$out/obj/$name.ll"
   clang-22 -c -O2 -fPIC "$out/obj/$name.ll" -o "$out/obj/$name.o"
+  [ "$emulate" = 1 ] && continue
   # The PTX of the same kernel, for the record and for ptxas -v.
   "$build/bin/attn-opt" "$mlir" \
     --attn-gpu-pipeline="chip=$chip format=isa" -o "$out/obj/$name.isa.mlir"
@@ -31,6 +47,15 @@ for mlir in "$out"/src/*.mlir; do
 done
 cp "$out/src/variants.inc" "$out/obj/variants.inc"
 
+if [ "$emulate" = 1 ]; then
+  clang-22 -O2 -I"$out/obj" "$src/bench/gpu/driver.c" \
+    "$src/bench/gpu/host_runtime.c" "$out"/obj/*.o -lm \
+    -o "$out/attn-gpu-bench"
+  cp "$out/src/variants.json" "$src/bench/gpu/device_check.py" "$out/"
+  (cd "$src" && git rev-parse HEAD 2>/dev/null || echo unknown) >"$out/commit.txt"
+  echo "emulated gpu artifacts in $out"
+  exit 0
+fi
 cp "$runtime" "$out/"
 clang-22 -O2 -I"$out/obj" "$src/bench/gpu/driver.c" "$out"/obj/*.o \
   -L"$out" -lattn_cuda_runtime -Wl,-rpath,'$ORIGIN' -o "$out/attn-gpu-bench"

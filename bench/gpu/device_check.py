@@ -31,10 +31,11 @@ import time
 
 import torch
 
-DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 # |out - ref| <= ATOL + RTOL * |ref|: the kernel rounds P to the input type
 # before P.V (as FlashAttention does) and the output to it.
-TOL = {"f16": (4e-3, 4e-3), "bf16": (3e-2, 3e-2)}
+# f32 runs on TF32 tensor cores (10-bit mantissa, like f16).
+TOL = {"f16": (4e-3, 4e-3), "bf16": (3e-2, 3e-2), "f32": (4e-3, 4e-3)}
 
 
 def reference(q, k, v, scale, causal, mask, bias):
@@ -95,7 +96,7 @@ def make_inputs(v, b, lq, lk, gen):
     return q, k, vv, mask, bias
 
 
-def check_variant(art, work, name, v, b, lq, lk, seed):
+def check_variant(art, work, name, v, b, lq, lk, seed, dev):
     gen = torch.Generator().manual_seed(seed)
     q, k, vv, mask, bias = make_inputs(v, b, lq, lk, gen)
     os.makedirs(work, exist_ok=True)
@@ -111,7 +112,6 @@ def check_variant(art, work, name, v, b, lq, lk, seed):
     raw = open(os.path.join(work, "out.bin"), "rb").read()
     out = torch.frombuffer(bytearray(raw), dtype=dt).reshape(
         b, v["heads"], lq, v["dv"]).double()
-    dev = "cuda"
     ref = reference(q.to(dev), k.to(dev), vv.to(dev),
                     1.0 / math.sqrt(v["d"]), v["causal"],
                     None if mask is None else mask.to(dev),
@@ -151,26 +151,33 @@ def main() -> int:
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--quick", action="store_true",
                    help="correctness only at small shapes, one timing shape")
+    p.add_argument("--device", default="cuda", choices=("cuda", "cpu"),
+                   help="cpu: the emulated artifacts (ATTN_GPU_EMULATE=1 "
+                        "scripts/gpu-artifacts.sh) checked without a GPU; "
+                        "no timings")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     art = os.path.abspath(args.artifacts)
     variants = json.load(open(os.path.join(art, "variants.json")))
     commit = open(os.path.join(art, "commit.txt")).read().strip()
     work = os.path.join(args.out, "work")
-    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}"
-          f"  commit {commit}", flush=True)
+    device = (torch.cuda.get_device_name() if args.device == "cuda"
+              else "CPU emulation")
+    print(f"device: {device}  torch {torch.__version__}  commit {commit}",
+          flush=True)
 
-    results = {"commit": commit, "device": torch.cuda.get_device_name(),
+    results = {"commit": commit, "device": device,
                "date": time.strftime("%Y-%m-%d"), "correctness": [],
                "timing": []}
     shapes = [(2, 200, 333), (1, 129, 64), (1, 1, 1)]
-    if not args.quick:
+    if not args.quick and args.device == "cuda":
         shapes.append((1, 1024, 1024))
     failed = 0
     for name, v in variants.items():
         for i, (b, lq, lk) in enumerate(shapes):
             try:
-                r = check_variant(art, work, name, v, b, lq, lk, seed=17 + i)
+                r = check_variant(art, work, name, v, b, lq, lk, 17 + i,
+                                  args.device)
             except RuntimeError as e:
                 r = {"variant": name, "shape": [b, v["heads"], lq, lk],
                      "ok": False, "error": str(e)[-2000:]}
@@ -181,6 +188,8 @@ def main() -> int:
     bench = [(4, 4096, 128), (4, 4096, 64), (1, 16384, 128)]
     if args.quick:
         bench = bench[:1]
+    if args.device == "cpu":
+        bench = []
     rows = []
     for b, L, d in bench:
         for causal in (False, True):

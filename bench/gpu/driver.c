@@ -39,7 +39,7 @@ typedef void (*VariantFn)(MemRef4 **args);
 typedef struct {
   const char *name;
   VariantFn fn;
-  int d, dv, heads, hkv, hasMask, hasBias;
+  int d, dv, heads, hkv, hasMask, hasBias, elemBytes;
 } Variant;
 
 #include "variants.inc" /* generated: kVariants[], kNumVariants */
@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
   int64_t b = atoll(argv[2]), lq = atoll(argv[3]), lk = atoll(argv[4]);
   const char *dir = argv[5];
   int iters = argc > 6 ? atoi(argv[6]) : 0;
-  size_t e = 2; /* f16 / bf16 */
+  size_t e = (size_t)v->elemBytes;
   int64_t h = v->heads, hkv = v->hkv;
 
   void *q = upload(dir, "q", (size_t)(b * h * lq * v->d) * e);
@@ -122,7 +122,8 @@ int main(int argc, char **argv) {
   void *val = upload(dir, "v", (size_t)(b * hkv * lk * v->dv) * e);
   size_t outElems = (size_t)(b * h * lq * v->dv);
   void *out = deviceAlloc(outElems * e);
-  mgpuMemset16(out, 0xFFFF, outElems, NULL); /* NaN in f16 and bf16 */
+  /* 0xFFFF is a NaN in f16 and bf16, 0xFFFFFFFF in f32. */
+  mgpuMemset16(out, 0xFFFF, outElems * e / 2, NULL);
 
   MemRef4 mq = makeMemRef(q, b, h, lq, v->d);
   MemRef4 mk = makeMemRef(k, b, hkv, lk, v->d);

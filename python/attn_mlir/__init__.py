@@ -18,7 +18,7 @@ the severity and the location (file, line, column) of each diagnostic.
 
 from .attention import (
     CompiledAttention,
-    PipelineNotAvailableError,
+    CompiledKernel,
     attention,
     attention_module,
     bf16_to_f32,
@@ -34,7 +34,7 @@ __all__ = [
     "Diagnostic",
     "MLIRError",
     "Module",
-    "PipelineNotAvailableError",
+    "CompiledKernel",
     "attention",
     "attention_module",
     "bf16_to_f32",

@@ -8,9 +8,14 @@
     out = kernel(q, k, v)
 
 target="cpu" lowers the op with the attn CPU pipeline and runs it with MLIR's
-execution engine on numpy buffers. target="cuda" (a cubin) needs a GPU
-pipeline that attn-mlir does not have yet: it raises
-PipelineNotAvailableError.
+execution engine on numpy buffers. target="cuda" compiles the fused
+tensor-core kernel with the attn GPU pipeline and returns it (a cubin or
+PTX) with the host code that launches it:
+
+    kernel = attn_mlir.compile_attention((4, 16, 4096, 128), (4, 16, 4096, 128),
+                                         (4, 16, 4096, 128), dtype="bf16",
+                                         target="cuda", chip="sm_90")
+    open("attention.cubin", "wb").write(kernel.binary)
 """
 
 import ctypes
@@ -21,11 +26,12 @@ import numpy as np
 
 from . import _capi
 from ._capi import MlirStringRef, lib
+from . import gpu_binary
 from .ir import Context, MLIRError
 
 __all__ = [
     "CompiledAttention",
-    "PipelineNotAvailableError",
+    "CompiledKernel",
     "attention",
     "bf16_to_f32",
     "compile_attention",
@@ -42,10 +48,6 @@ _DTYPES = {
 }
 _CAUSAL = (None, "top_left", "bottom_right")
 _FUNCTION = "attention"
-
-
-class PipelineNotAvailableError(NotImplementedError):
-    """The requested target needs a pass pipeline attn-mlir does not have."""
 
 
 def _dtype_name(dtype):
@@ -302,6 +304,53 @@ def attention_module(
     return text, signature
 
 
+class CompiledKernel:
+    """The result of compile_attention(target="cuda")."""
+
+    def __init__(self, signature, source, host_llvm, objects, chip, fmt):
+        self.signature = signature
+        #: The attn.attention function on memrefs that was compiled.
+        self.source = source
+        #: Host code in the LLVM dialect, with the kernel embedded.
+        self.host_llvm = host_llvm
+        #: [(kernel module name, chip, kind, bytes)] of the gpu.binary ops.
+        self.objects = objects
+        self.chip = chip
+        self.format = fmt
+
+    @property
+    def binary(self):
+        """The kernel object: cubin bytes, PTX text (as bytes) or fatbin."""
+        return self.objects[0][3]
+
+    @property
+    def ptx(self):
+        """The PTX text, for binary_format="isa"."""
+        if self.format != "isa":
+            raise ValueError("compile with binary_format='isa' for PTX")
+        return self.binary.decode()
+
+
+def _compile_cuda(q_shape, k_shape, v_shape, dtype, scale, causal,
+                  mask_shape, mask_dtype, bias_shape, bias_dtype, chip, fmt,
+                  context):
+    if fmt not in ("bin", "isa", "fatbin"):
+        raise ValueError(
+            f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
+    text, signature = attention_module(
+        q_shape, k_shape, v_shape, dtype, scale, causal, mask_shape,
+        mask_dtype, bias_shape, bias_dtype)
+    context = context or Context()
+    module = context.parse(text)
+    module.verify()
+    module.run(f"attn-gpu-pipeline{{chip={chip} format={fmt}}}")
+    host = str(module)
+    objects = gpu_binary.extract(host)
+    if not objects:
+        raise MLIRError("the GPU pipeline produced no gpu.binary", [])
+    return CompiledKernel(signature, text, host, objects, chip, fmt)
+
+
 def compile_attention(
     q_shape,
     k_shape,
@@ -316,6 +365,8 @@ def compile_attention(
     target="cpu",
     opt_level=2,
     context=None,
+    chip="sm_90",
+    binary_format="bin",
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
     element type ("f32", "f16", "bf16"), scale (default 1/sqrt(Dqk)), causal
@@ -323,16 +374,17 @@ def compile_attention(
     or a float type added to the scores) and bias, for `target`.
 
     target="cpu": returns a CompiledAttention that runs on numpy arrays.
-    target="cuda": raises PipelineNotAvailableError (no GPU pipeline yet).
+    target="cuda": returns a CompiledKernel: the fused tensor-core kernel
+    (--attn-gpu-pipeline) for `chip` as a cubin (binary_format="bin"), PTX
+    ("isa") or fatbin, plus the host code (LLVM dialect) that launches it
+    through the mgpu* runtime (libattn_cuda_runtime). f16/bf16 inputs run
+    on mma.sync m16n8k16, f32 on the slower TF32 path.
     Invalid shapes or flags raise MLIRError with the op verifier's message.
     """
     if target == "cuda":
-        raise PipelineNotAvailableError(
-            "compile_attention(target='cuda') needs a GPU lowering of "
-            "attn.attention to a cubin (an attn GPU pass pipeline, e.g. "
-            "--attn-gpu-pipeline), which attn-mlir does not have yet; "
-            "use target='cpu'"
-        )
+        return _compile_cuda(
+            q_shape, k_shape, v_shape, dtype, scale, causal, mask_shape,
+            mask_dtype, bias_shape, bias_dtype, chip, binary_format, context)
     if target != "cpu":
         raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
 

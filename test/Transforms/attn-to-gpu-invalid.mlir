@@ -1,15 +1,5 @@
 // RUN: attn-opt %s --split-input-file --verify-diagnostics --attn-to-gpu
 
-func.func @f32_inputs(%q: memref<1x2x64x64xf32>, %k: memref<1x2x64x64xf32>,
-                      %v: memref<1x2x64x64xf32>, %o: memref<1x2x64x64xf32>) {
-  // expected-error @+1 {{cannot be lowered to the GPU kernel: the GPU kernel takes f16 or bf16 query/key/value}}
-  attn.attention ins(%q, %k, %v : memref<1x2x64x64xf32>, memref<1x2x64x64xf32>, memref<1x2x64x64xf32>)
-                 outs(%o : memref<1x2x64x64xf32>) scale = 0.125
-  return
-}
-
-// -----
-
 func.func @tensors(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x64x64xf16>,
                    %v: tensor<1x2x64x64xf16>, %o: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
   // expected-error @+1 {{the GPU kernel is built on memrefs: bufferize first}}

@@ -131,3 +131,28 @@ func.func @allocated_output(%q: memref<1x2x64x64xf16>, %k: memref<1x2x64x64xf16>
                  outs(%o : memref<1x2x64x64xf16>) scale = 0.125
   return %o : memref<1x2x64x64xf16>
 }
+
+// -----
+
+// f32 inputs take the TF32 path: f32 tiles (32-key blocks; rows padded by 4
+// words for Q/K and 8 for V), operands rounded with cvt.rna.tf32.f32,
+// mma.sync m16n8k8, and P moved to the A layout with index shuffles.
+// CHECK-LABEL: func.func @f32_tf32
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c53248_i32
+// CHECK: memref.view {{.*}} to memref<64x68xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2x32x68xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2x32x72xf32, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}}, 4, {{.*}} {bypassL1} : memref<1x2x100x64xf32> to memref<64x68xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}} : memref<64x68xf32, #gpu.address_space<workgroup>>
+// CHECK: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,f"
+// CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32)
+// CHECK: gpu.shuffle  idx
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: memref.store {{.*}} : memref<1x2x100x64xf32>
+func.func @f32_tf32(%q: memref<1x2x100x64xf32>, %k: memref<1x2x80x64xf32>,
+                    %v: memref<1x2x80x64xf32>, %o: memref<1x2x100x64xf32>) {
+  attn.attention ins(%q, %k, %v : memref<1x2x100x64xf32>, memref<1x2x80x64xf32>, memref<1x2x80x64xf32>)
+                 outs(%o : memref<1x2x100x64xf32>) scale = 0.125 causal = top_left
+  return
+}

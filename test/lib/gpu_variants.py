@@ -22,7 +22,7 @@ HEADS = 16
 
 @dataclass(frozen=True)
 class Variant:
-    dtype: str          # f16 | bf16
+    dtype: str          # f16 | bf16 | f32 (the TF32 path)
     d: int              # Dqk
     dv: int             # Dv
     causal: str = ""    # "" | top_left | bottom_right
@@ -57,6 +57,8 @@ def all_variants() -> list[Variant]:
     out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4))
     out.append(Variant("bf16", 256, 256))
     out.append(Variant("f16", 64, 128, causal="top_left", mask=True))
+    out.append(Variant("f32", 64, 64, causal="top_left"))
+    out.append(Variant("f32", 128, 128, mask=True, bias=True))
     return out
 
 
@@ -97,7 +99,8 @@ def c_table() -> str:
     lines.append("static const Variant kVariants[] = {")
     for v in all_variants():
         lines.append(f'  {{"{v.name}", call_{v.name}, {v.d}, {v.dv}, {HEADS}, '
-                     f"{v.hkv}, {int(v.mask)}, {int(v.bias)}}},")
+                     f"{v.hkv}, {int(v.mask)}, {int(v.bias)}, "
+                     f"{4 if v.dtype == 'f32' else 2}}},")
     lines.append("};")
     lines.append("static const int kNumVariants = "
                  "sizeof(kVariants) / sizeof(kVariants[0]);")

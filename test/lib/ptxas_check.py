@@ -55,13 +55,17 @@ def main() -> int:
                 failures += 1
                 continue
             ptx = objects[0][3].decode()
-            mma = (f"mma.sync.aligned.m16n8k16.row.col.f32.{v.dtype}."
-                   f"{v.dtype}.f32")
-            missing = [s for s in (mma, "ldmatrix.sync.aligned.m8n8.x4.shared",
-                                   "ldmatrix.sync.aligned.m8n8.x4.trans",
-                                   "cp.async.cg.shared.global",
-                                   "cp.async.wait_group", "shfl.sync.bfly")
-                       if s not in ptx]
+            if v.dtype == "f32":  # the TF32 path: no ldmatrix for 32 bits
+                wanted = ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                          "cvt.rna.tf32.f32", "shfl.sync.idx")
+            else:
+                wanted = (f"mma.sync.aligned.m16n8k16.row.col.f32.{v.dtype}."
+                          f"{v.dtype}.f32",
+                          "ldmatrix.sync.aligned.m8n8.x4.shared",
+                          "ldmatrix.sync.aligned.m8n8.x4.trans")
+            wanted += ("cp.async.cg.shared.global", "cp.async.wait_group",
+                       "shfl.sync.bfly")
+            missing = [s for s in wanted if s not in ptx]
             ptx_path = os.path.join(tmp, v.name + ".ptx")
             with open(ptx_path, "w") as f:
                 f.write(ptx)
@@ -90,9 +94,12 @@ def main() -> int:
 
 def kernel_smem_bytes(v: gpu_variants.Variant) -> int:
     """Dynamic shared memory of the kernel (the launch's, not ptxas's):
-    Q tile + double-buffered K and V tiles of 64 (or 32 above D = 128) keys,
-    rows padded by 8 elements."""
-    bn = 32 if max(v.d, v.dv) > 128 else 64
+    Q tile + double-buffered K and V tiles."""
+    wide = max(v.d, v.dv) > 128
+    if v.dtype == "f32":  # 32 (16) keys, Q/K rows padded by 4, V by 8
+        bn = 16 if wide else 32
+        return 4 * (64 * (v.d + 4) + 2 * bn * (v.d + 4) + 2 * bn * (v.dv + 8))
+    bn = 32 if wide else 64
     return 2 * (64 * (v.d + 8) + 2 * bn * (v.d + 8) + 2 * bn * (v.dv + 8))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import attn_mlir
-from attn_mlir import MLIRError, PipelineNotAvailableError
+from attn_mlir import MLIRError
 from reference import reference_attention
 
 RNG = np.random.default_rng(1234)
@@ -127,9 +127,34 @@ def test_non_finite_scale_raises_the_verifier_error():
         attn_mlir.compile_attention(shape, shape, shape, scale=float("nan"))
 
 
-def test_cuda_target_names_the_missing_pipeline():
-    with pytest.raises(PipelineNotAvailableError) as info:
-        shape = (1, 8, 128, 64)
-        attn_mlir.compile_attention(shape, shape, shape, dtype="f16", target="cuda")
-    assert isinstance(info.value, NotImplementedError)
-    assert "GPU lowering" in str(info.value) and "pipeline" in str(info.value)
+def test_cuda_target_compiles_the_tensor_core_kernel():
+    shape = (1, 8, 128, 64)
+    kernel = attn_mlir.compile_attention(
+        shape, shape, shape, dtype="bf16", causal="top_left", target="cuda",
+        binary_format="isa")
+    assert isinstance(kernel, attn_mlir.CompiledKernel)
+    assert kernel.chip == "sm_90" and len(kernel.objects) == 1
+    ptx = kernel.ptx
+    assert ".target sm_90" in ptx
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in ptx
+    assert "ldmatrix.sync.aligned.m8n8.x4.trans" in ptx
+    assert "cp.async.cg.shared.global" in ptx
+    # Host code in the LLVM dialect; the launch becomes mgpu* calls when it
+    # is translated to LLVM IR.
+    assert "llvm.func @attention" in kernel.host_llvm
+    assert "gpu.launch_func" in kernel.host_llvm
+    assert "llvm.emit_c_interface" in kernel.source
+
+
+def test_cuda_target_takes_f32_through_tf32():
+    shape = (1, 2, 64, 64)
+    kernel = attn_mlir.compile_attention(shape, shape, shape, dtype="f32",
+                                         target="cuda", binary_format="isa")
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in kernel.ptx
+
+
+def test_cuda_target_reports_unsupported_head_dims():
+    shape = (1, 2, 64, 40)
+    with pytest.raises(MLIRError, match="multiples of 16"):
+        attn_mlir.compile_attention(shape, shape, shape, dtype="f16",
+                                    target="cuda")

@@ -209,8 +209,10 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     registers (quad shuffles, `exp2` with `scale * log2(e)` folded into one
     multiply, one division per row at the end).
 
-    Handled: f16/bf16 query/key/value (any float output), head dims that
-    are multiples of 16 up to 256 (`Dqk != Dv` allowed), any Lq/Lk
+    Handled: f16/bf16 query/key/value, and f32 through a slower TF32 path
+    (`mma.sync` m16n8k8 on operands rounded to tf32, plain shared-memory
+    fragment loads, P moved to the A layout with index shuffles), head dims
+    that are multiples of 16 up to 256 (`Dqk != Dv` allowed), any Lq/Lk
     (predicated tails), batch dims, GQA/MQA, both causal alignments and
     `causal_offset` (fully hidden key blocks are skipped), boolean or
     additive masks and bias with broadcasting. Hidden scores are a finite

@@ -234,6 +234,74 @@ public:
     return {results[0], results[1], results[2], results[3]};
   }
 
+  std::array<Value, 4> mmaTF32(ArrayRef<Value> a, ArrayRef<Value> bv,
+                               ArrayRef<Value> c) override {
+    SmallVector<Value> args(a.begin(), a.end());
+    args.append(bv.begin(), bv.end());
+    args.append(c.begin(), c.end());
+    SmallVector<Type> results(4, perThreadType(b.getF32Type()));
+    SmallVector<Value> d = outlined(
+        "mmatf32", args, results, [&](ValueRange x) -> SmallVector<Value> {
+          SmallVector<Value> av(x.slice(0, 4)), bw(x.slice(4, 2)),
+              cv(x.slice(6, 4));
+          return laneLoop(
+              cv, [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+                auto [warpBase, g, t] = laneCoords(lane);
+                SmallVector<Value> next;
+                for (int i = 0; i < 4; ++i) {
+                  // A[m][k] is a[(m / 8) + 2 (k / 4)] of lane 4 (m % 8) + k %
+                  // 4, B[k][n] is b[k / 4] of lane 4 n + k % 4.
+                  int rowHalf = i / 2;
+                  Value n = addConst(mulConst(t, 2), i % 2);
+                  Value acc = extract(cur[i], lane);
+                  for (int k = 0; k < 8; ++k) {
+                    Value aLane =
+                        add(warpBase, addConst(mulConst(g, 4), k % 4));
+                    Value aVal = extract(av[rowHalf + 2 * (k / 4)], aLane);
+                    Value bLane =
+                        add(warpBase, addConst(mulConst(n, 4), k % 4));
+                    Value bVal = extract(bw[k / 4], bLane);
+                    acc = arith::AddFOp::create(
+                        b, loc, acc, arith::MulFOp::create(b, loc, aVal, bVal));
+                  }
+                  next.push_back(insert(acc, cur[i], lane));
+                }
+                return next;
+              });
+        });
+    return {d[0], d[1], d[2], d[3]};
+  }
+
+  Value roundToTF32(Value x) override {
+    // Nearest, ties away from zero, on the magnitude bits: add half of the
+    // dropped 13-bit range, then clear it.
+    Type i32 = perThreadType(b.getI32Type());
+    auto splat = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(
+          b, loc, i32,
+          DenseElementsAttr::get(cast<ShapedType>(i32),
+                                 b.getI32IntegerAttr(v)));
+    };
+    Value bits = arith::BitcastOp::create(b, loc, i32, x);
+    bits = arith::AddIOp::create(b, loc, bits, splat(0x1000));
+    bits = arith::AndIOp::create(b, loc, bits, splat(-0x2000) /* 0xFFFFE000 */);
+    return arith::BitcastOp::create(b, loc, x.getType(), bits);
+  }
+
+  Value shuffleIdx(Value v, Value srcLane) override {
+    return outlined(
+        "shflidx", {v, srcLane}, {v.getType()},
+        [&](ValueRange x) -> SmallVector<Value> {
+          return laneLoop(
+              {x[0]}, [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+                auto [warpBase, g, t] = laneCoords(lane);
+                (void)g, (void)t;
+                Value src = add(warpBase, extract(x[1], lane));
+                return {insert(extract(x[0], src), cur[0], lane)};
+              });
+        })[0];
+  }
+
   Value shuffleXor(Value v, int mask) override {
     SmallVector<int64_t> perm;
     for (int64_t l = 0; l < kThreadsPerBlock; ++l)

@@ -46,9 +46,8 @@ FailureOr<FlashKernelConfig>
 mlir::attn::gpu_kernel::getFlashKernelConfig(AttentionOp op, std::string &why) {
   FlashKernelConfig cfg;
   Type elem = op.getQueryType().getElementType();
-  if (!elem.isF16() && !elem.isBF16()) {
-    why = "the GPU kernel takes f16 or bf16 query/key/value (tensor-core "
-          "operands); convert f32 inputs first";
+  if (!elem.isF16() && !elem.isBF16() && !elem.isF32()) {
+    why = "the GPU kernel takes f16, bf16 or f32 query/key/value";
     return failure();
   }
   if (op.getKeyType().getElementType() != elem ||
@@ -106,6 +105,12 @@ mlir::attn::gpu_kernel::getFlashKernelConfig(AttentionOp op, std::string &why) {
   int64_t widest = std::max(d, dv);
   cfg.blockKV = widest > 128 ? 32 : 64;
   cfg.qInRegisters = widest <= 128;
+  if (cfg.isTF32()) {
+    // f32 tiles take twice the shared memory and Q is reloaded per step
+    // (its tf32 fragments would take D / 2 registers).
+    cfg.blockKV = widest > 128 ? 16 : 32;
+    cfg.qInRegisters = false;
+  }
   return cfg;
 }
 
@@ -162,6 +167,22 @@ private:
   void loadTile(Value global, ArrayRef<Value> prefix, Value rowBase,
                 Value limit, Value lastRow, Value dst,
                 ArrayRef<Value> dstPrefix, int64_t rows, int64_t cols);
+  /// TF32 path: s += Q K^T of the warp's rows and key block `buf`, with
+  /// mma.sync m16n8k8 and plain shared-memory loads.
+  void scoresTF32(SmallVector<Value> &s, Value sQ, Value sK, Value buf);
+  /// TF32 path: acc += P V, P (in the C layout of `p`) moved to the A
+  /// layout with shuffles.
+  void accumulatePVTF32(SmallVector<Value> &acc, ArrayRef<Value> p, Value sV,
+                        Value buf);
+  /// A shared-memory element, per thread, rounded to tf32.
+  Value loadTF32(Value smem, ArrayRef<Value> prefix, Value row, Value col) {
+    SmallVector<Value> idx;
+    for (Value v : prefix)
+      idx.push_back(t.lift(v));
+    idx.push_back(row);
+    idx.push_back(col);
+    return t.roundToTF32(t.load(smem, idx));
+  }
   /// s[i] with masks, bias and the causal rule applied (base-2 logits).
   SmallVector<Value> applyMasks(ArrayRef<Value> s, Value kv0);
   /// Indices of element (row, col) of the broadcasting [B..., Hq, Lq, Lk]
@@ -185,12 +206,14 @@ void FlashAttentionEmitter::loadTile(Value global, ArrayRef<Value> prefix,
                                      Value rowBase, Value limit, Value lastRow,
                                      Value dst, ArrayRef<Value> dstPrefix,
                                      int64_t rows, int64_t cols) {
-  int64_t chunksPerRow = cols / 8, chunks = rows * cols / 8;
+  // 16-byte chunks: 8 16-bit or 4 f32 elements.
+  int64_t perChunk = 16 / cfg.elemBytes();
+  int64_t chunksPerRow = cols / perChunk, chunks = rows * cols / perChunk;
   Value tid = t.threadId();
   for (int64_t first = 0; first < chunks; first += kThreadsPerBlock) {
     Value chunk = add(tid, pc(first));
     Value row = div(chunk, pc(chunksPerRow));
-    Value col = mul(rem(chunk, pc(chunksPerRow)), pc(8));
+    Value col = mul(rem(chunk, pc(chunksPerRow)), pc(perChunk));
     Value globalRow = add(t.lift(rowBase), row);
     Value valid = cmp(arith::CmpIPredicate::slt, globalRow, t.lift(limit));
     Value srcRow = minS(globalRow, t.lift(lastRow));
@@ -213,7 +236,7 @@ void FlashAttentionEmitter::loadTile(Value global, ArrayRef<Value> prefix,
       dstIdx.push_back(t.lift(p));
     dstIdx.push_back(dstRow);
     dstIdx.push_back(dstCol);
-    t.copyAsync(global, src, dst, dstIdx, 8, valid);
+    t.copyAsync(global, src, dst, dstIdx, perChunk, valid);
   }
 }
 
@@ -286,6 +309,65 @@ SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
   return out;
 }
 
+void FlashAttentionEmitter::scoresTF32(SmallVector<Value> &s, Value sQ,
+                                       Value sK, Value buf) {
+  // m16n8k8 fragments (g = lane / 4, t = lane % 4):
+  //   A: a0 = A[g][t], a1 = A[g+8][t], a2 = A[g][t+4], a3 = A[g+8][t+4]
+  //   B: b0 = B[t][g], b1 = B[t+4][g]; here B[k][n] = K[key n][k].
+  Value row = add(mul(warp, pc(16)), group);
+  for (int64_t kk = 0; kk < cfg.headDimQK / 8; ++kk) {
+    Value col = add(quad, pc(8 * kk));
+    SmallVector<Value> a = {loadTF32(sQ, {}, row, col),
+                            loadTF32(sQ, {}, add(row, pc(8)), col),
+                            loadTF32(sQ, {}, row, add(col, pc(4))),
+                            loadTF32(sQ, {}, add(row, pc(8)), add(col, pc(4)))};
+    for (size_t nt = 0; nt < s.size() / 4; ++nt) {
+      Value key = add(group, pc(8 * nt));
+      SmallVector<Value> bf = {loadTF32(sK, {buf}, key, col),
+                               loadTF32(sK, {buf}, key, add(col, pc(4)))};
+      std::array<Value, 4> r =
+          t.mmaTF32(a, bf, ArrayRef<Value>(s).slice(4 * nt, 4));
+      for (int i = 0; i < 4; ++i)
+        s[4 * nt + i] = r[i];
+    }
+  }
+}
+
+void FlashAttentionEmitter::accumulatePVTF32(SmallVector<Value> &acc,
+                                             ArrayRef<Value> p, Value sV,
+                                             Value buf) {
+  // Key tile kk of P in the C layout: lane (g, t) holds P[g][2t], P[g][2t+1]
+  // (c0, c1) and P[g+8][2t], P[g+8][2t+1] (c2, c3). The A operand needs
+  // P[g][t] and P[g][t+4] (and row g+8): element t % 2 of lanes
+  // 4g + t / 2 and 4g + 2 + t / 2.
+  Value quadBase = arith::SubIOp::create(b, loc, lane, quad);
+  Value half = div(quad, pc(2));
+  Value srcLo = add(quadBase, half), srcHi = add(quadBase, add(half, pc(2)));
+  Value odd = cmp(arith::CmpIPredicate::eq, rem(quad, pc(2)), pc(1));
+  auto fetch = [&](const Value *c, int e, Value src) {
+    // c[e], c[e+1] of lane `src`, then the one this lane's t % 2 picks.
+    Value even = t.shuffleIdx(c[e], src);
+    Value oddV = t.shuffleIdx(c[e + 1], src);
+    return t.roundToTF32(sel(odd, oddV, even));
+  };
+  Value vCol = group;
+  for (size_t kk = 0; kk < p.size() / 4; ++kk) {
+    const Value *c = &p[4 * kk];
+    SmallVector<Value> a = {fetch(c, 0, srcLo), fetch(c, 2, srcLo),
+                            fetch(c, 0, srcHi), fetch(c, 2, srcHi)};
+    Value key = add(quad, pc(8 * kk));
+    for (size_t nt = 0; nt < acc.size() / 4; ++nt) {
+      Value col = add(vCol, pc(8 * nt));
+      SmallVector<Value> bf = {loadTF32(sV, {buf}, key, col),
+                               loadTF32(sV, {buf}, add(key, pc(4)), col)};
+      std::array<Value, 4> r =
+          t.mmaTF32(a, bf, ArrayRef<Value>(acc).slice(4 * nt, 4));
+      for (int i = 0; i < 4; ++i)
+        acc[4 * nt + i] = r[i];
+    }
+  }
+}
+
 void FlashAttentionEmitter::emit() {
   const double log2e = 1.0 / std::log(2.0);
   auto qType = cast<MemRefType>(ops.query.getType());
@@ -324,11 +406,11 @@ void FlashAttentionEmitter::emit() {
   group = div(lane, pc(4));
   quad = rem(lane, pc(4));
 
-  const int64_t pad = FlashKernelConfig::kRowPad;
-  Value sQ = t.sharedView(0, sharedType({bm, d + pad}));
-  Value sK = t.sharedView(cfg.sharedQBytes(), sharedType({2, bn, d + pad}));
+  Value sQ = t.sharedView(0, sharedType({bm, d + cfg.padQK()}));
+  Value sK =
+      t.sharedView(cfg.sharedQBytes(), sharedType({2, bn, d + cfg.padQK()}));
   Value sV = t.sharedView(cfg.sharedQBytes() + cfg.sharedKBytes(),
-                          sharedType({2, bn, dv + pad}));
+                          sharedType({2, bn, dv + cfg.padV()}));
 
   SmallVector<Value> qPrefix(batchIdx), kvPrefix(batchIdx);
   qPrefix.push_back(head);
@@ -368,7 +450,7 @@ void FlashAttentionEmitter::emit() {
                         /*transpose=*/false);
   };
   SmallVector<SmallVector<PackedReg>> qFrags;
-  if (cfg.qInRegisters)
+  if (cfg.qInRegisters && !cfg.isTF32())
     for (int64_t kk = 0; kk < d / 16; ++kk)
       qFrags.push_back(loadQ(kk));
 
@@ -402,20 +484,24 @@ void FlashAttentionEmitter::emit() {
 
     // S = Q K^T: 16 rows x bn keys per warp, as sTiles m16n8 tiles.
     SmallVector<Value> s(sTiles * 4, pf(0.0));
-    Value kRow = add(mul(div(lane, pc(16)), pc(8)), rem(lane, pc(8)));
-    Value kCol = mul(rem(div(lane, pc(8)), pc(2)), pc(8));
-    for (int64_t kk = 0; kk < d / 16; ++kk) {
-      SmallVector<PackedReg> a = cfg.qInRegisters ? qFrags[kk] : loadQ(kk);
-      for (int64_t np = 0; np < sTiles / 2; ++np) {
-        SmallVector<PackedReg> kf =
-            t.loadMatrix(sK, {buf}, add(kRow, pc(16 * np)),
-                         add(kCol, pc(16 * kk)), 4, /*transpose=*/false);
-        for (int64_t h = 0; h < 2; ++h) {
-          int64_t nt = 2 * np + h;
-          std::array<Value, 4> r = t.mma(a, {kf[2 * h], kf[2 * h + 1]},
-                                         ArrayRef<Value>(s).slice(4 * nt, 4));
-          for (int i = 0; i < 4; ++i)
-            s[4 * nt + i] = r[i];
+    if (cfg.isTF32()) {
+      scoresTF32(s, sQ, sK, buf);
+    } else {
+      Value kRow = add(mul(div(lane, pc(16)), pc(8)), rem(lane, pc(8)));
+      Value kCol = mul(rem(div(lane, pc(8)), pc(2)), pc(8));
+      for (int64_t kk = 0; kk < d / 16; ++kk) {
+        SmallVector<PackedReg> a = cfg.qInRegisters ? qFrags[kk] : loadQ(kk);
+        for (int64_t np = 0; np < sTiles / 2; ++np) {
+          SmallVector<PackedReg> kf =
+              t.loadMatrix(sK, {buf}, add(kRow, pc(16 * np)),
+                           add(kCol, pc(16 * kk)), 4, /*transpose=*/false);
+          for (int64_t h = 0; h < 2; ++h) {
+            int64_t nt = 2 * np + h;
+            std::array<Value, 4> r = t.mma(a, {kf[2 * h], kf[2 * h + 1]},
+                                           ArrayRef<Value>(s).slice(4 * nt, 4));
+            for (int i = 0; i < 4; ++i)
+              s[4 * nt + i] = r[i];
+          }
         }
       }
     }
@@ -476,25 +562,30 @@ void FlashAttentionEmitter::emit() {
     for (size_t i = 0; i < acc.size(); ++i)
       acc[i] = fmul(acc[i], alpha[(i % 4) / 2]);
 
-    // O += P V: the S accumulators of key tiles 2kk and 2kk+1 are the A
-    // operand of k step kk.
-    Value vRow =
-        add(mul(rem(div(lane, pc(8)), pc(2)), pc(8)), rem(lane, pc(8)));
-    Value vCol = mul(div(lane, pc(16)), pc(8));
-    for (int64_t kk = 0; kk < bn / 16; ++kk) {
-      const Value *p0 = &s[4 * (2 * kk)], *p1 = &s[4 * (2 * kk + 1)];
-      SmallVector<PackedReg> a = {t.pack(p0[0], p0[1]), t.pack(p0[2], p0[3]),
-                                  t.pack(p1[0], p1[1]), t.pack(p1[2], p1[3])};
-      for (int64_t np = 0; np < oTiles / 2; ++np) {
-        SmallVector<PackedReg> vf =
-            t.loadMatrix(sV, {buf}, add(vRow, pc(16 * kk)),
-                         add(vCol, pc(16 * np)), 4, /*transpose=*/true);
-        for (int64_t h = 0; h < 2; ++h) {
-          int64_t nt = 2 * np + h;
-          std::array<Value, 4> r = t.mma(a, {vf[2 * h], vf[2 * h + 1]},
-                                         ArrayRef<Value>(acc).slice(4 * nt, 4));
-          for (int i = 0; i < 4; ++i)
-            acc[4 * nt + i] = r[i];
+    if (cfg.isTF32()) {
+      accumulatePVTF32(acc, s, sV, buf);
+    } else {
+      // O += P V: the S accumulators of key tiles 2kk and 2kk+1 are the A
+      // operand of k step kk.
+      Value vRow =
+          add(mul(rem(div(lane, pc(8)), pc(2)), pc(8)), rem(lane, pc(8)));
+      Value vCol = mul(div(lane, pc(16)), pc(8));
+      for (int64_t kk = 0; kk < bn / 16; ++kk) {
+        const Value *p0 = &s[4 * (2 * kk)], *p1 = &s[4 * (2 * kk + 1)];
+        SmallVector<PackedReg> a = {t.pack(p0[0], p0[1]), t.pack(p0[2], p0[3]),
+                                    t.pack(p1[0], p1[1]), t.pack(p1[2], p1[3])};
+        for (int64_t np = 0; np < oTiles / 2; ++np) {
+          SmallVector<PackedReg> vf =
+              t.loadMatrix(sV, {buf}, add(vRow, pc(16 * kk)),
+                           add(vCol, pc(16 * np)), 4, /*transpose=*/true);
+          for (int64_t h = 0; h < 2; ++h) {
+            int64_t nt = 2 * np + h;
+            std::array<Value, 4> r =
+                t.mma(a, {vf[2 * h], vf[2 * h + 1]},
+                      ArrayRef<Value>(acc).slice(4 * nt, 4));
+            for (int i = 0; i < 4; ++i)
+              acc[4 * nt + i] = r[i];
+          }
         }
       }
     }

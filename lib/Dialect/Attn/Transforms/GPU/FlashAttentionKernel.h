@@ -27,20 +27,30 @@ struct FlashKernelConfig {
   /// Keep the block's Q fragments in registers for the whole loop (else they
   /// are reloaded from shared memory each step, to save registers).
   bool qInRegisters = true;
-  /// f16 or bf16.
+  /// f16 or bf16 (mma.sync m16n8k16), or f32 (the slower TF32 path:
+  /// mma.sync m16n8k8 on operands rounded to tf32, fragments loaded with
+  /// plain shared-memory loads, P moved into the A layout with shuffles).
   Type elemType;
   double scale = 1.0;
   std::optional<CausalAlignment> causal;
 
-  /// Shared-memory rows are padded by 8 elements (16 bytes) so that the 8
-  /// rows one ldmatrix reads start in distinct bank groups.
-  static constexpr int64_t kRowPad = 8;
-  int64_t sharedQBytes() const { return blockQ * (headDimQK + kRowPad) * 2; }
+  bool isTF32() const { return elemType.isF32(); }
+  int64_t elemBytes() const { return isTF32() ? 4 : 2; }
+  /// Shared-memory row padding, in elements, so that the rows a warp reads
+  /// at once start in different banks: 16 bytes for ldmatrix's 8 rows of
+  /// 16 bytes; for the TF32 path 4 words for Q and K (row stride = 4 mod 32
+  /// banks: lanes (g, t) read bank 4g + t) and 8 words for V (lanes read
+  /// V[t][g]: bank 8t + g).
+  int64_t padQK() const { return isTF32() ? 4 : 8; }
+  int64_t padV() const { return 8; }
+  int64_t sharedQBytes() const {
+    return blockQ * (headDimQK + padQK()) * elemBytes();
+  }
   int64_t sharedKBytes() const {
-    return 2 * blockKV * (headDimQK + kRowPad) * 2;
+    return 2 * blockKV * (headDimQK + padQK()) * elemBytes();
   }
   int64_t sharedVBytes() const {
-    return 2 * blockKV * (headDimV + kRowPad) * 2;
+    return 2 * blockKV * (headDimV + padV()) * elemBytes();
   }
   int64_t sharedBytes() const {
     return sharedQBytes() + sharedKBytes() + sharedVBytes();

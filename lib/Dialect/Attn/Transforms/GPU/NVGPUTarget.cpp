@@ -113,6 +113,43 @@ public:
     return out;
   }
 
+  std::array<Value, 4> mmaTF32(ArrayRef<Value> a, ArrayRef<Value> bv,
+                               ArrayRef<Value> c) override {
+    auto bits = [&](Value x) -> Value {
+      return arith::BitcastOp::create(b, loc, b.getI32Type(), x);
+    };
+    SmallVector<Value> av = llvm::map_to_vector(a, bits);
+    SmallVector<Value> bw = llvm::map_to_vector(bv, bits);
+    Type f32 = b.getF32Type();
+    auto resultType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    Value d = NVVM::MmaOp::create(
+        b, loc, resultType, av, bw, c, ArrayRef<int64_t>{16, 8, 8},
+        std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                      NVVM::MMATypes::tf32},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    std::array<Value, 4> out;
+    for (int i = 0; i < 4; ++i)
+      out[i] = LLVM::ExtractValueOp::create(b, loc, d, i);
+    return out;
+  }
+
+  Value roundToTF32(Value x) override {
+    Value r = inlinePtx("cvt.rna.tf32.f32 $0, $1;", "=r,f", b.getI32Type(), x);
+    return arith::BitcastOp::create(b, loc, b.getF32Type(), r);
+  }
+
+  Value shuffleIdx(Value v, Value srcLane) override {
+    Value lane32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), srcLane);
+    Value width =
+        arith::ConstantIntOp::create(b, loc, attn::gpu_kernel::kWarpSize, 32);
+    return gpu::ShuffleOp::create(b, loc, v, lane32, width,
+                                  gpu::ShuffleMode::IDX)
+        .getShuffleResult();
+  }
+
   Value shuffleXor(Value v, int mask) override {
     Value offset = arith::ConstantIntOp::create(b, loc, mask, 32);
     Value width =
@@ -126,10 +163,14 @@ public:
     // The instruction itself: math.exp2 would become a libdevice call (which
     // needs libdevice at compile time) and llvm.exp2 is illegal in the NVVM
     // lowering. Flushing denormal results to 0 does not matter in softmax.
+    return inlinePtx("ex2.approx.ftz.f32 $0, $1;", "=f,f", x.getType(), x);
+  }
+
+  /// One PTX instruction as side-effect-free inline assembly.
+  Value inlinePtx(StringRef ptx, StringRef constraints, Type result, Value x) {
     return LLVM::InlineAsmOp::create(
-               b, loc, x.getType(), ValueRange{x},
-               b.getStringAttr("ex2.approx.ftz.f32 $0, $1;"),
-               b.getStringAttr("=f,f"), /*has_side_effects=*/UnitAttr(),
+               b, loc, result, ValueRange{x}, b.getStringAttr(ptx),
+               b.getStringAttr(constraints), /*has_side_effects=*/UnitAttr(),
                /*is_align_stack=*/UnitAttr(),
                LLVM::TailCallKindAttr::get(b.getContext(),
                                            LLVM::TailCallKind::None),

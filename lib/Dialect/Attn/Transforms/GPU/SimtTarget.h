@@ -88,8 +88,17 @@ public:
   /// `c` 4 f32 per thread.
   virtual std::array<Value, 4> mma(ArrayRef<PackedReg> a, ArrayRef<PackedReg> b,
                                    ArrayRef<Value> c) = 0;
+  /// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32: `a` 4, `b` 2 and
+  /// `c` 4 f32 per thread (a and b already rounded with roundToTF32).
+  virtual std::array<Value, 4> mmaTF32(ArrayRef<Value> a, ArrayRef<Value> b,
+                                       ArrayRef<Value> c) = 0;
+  /// f32 rounded to tf32 (cvt.rna.tf32.f32: nearest, ties away from zero),
+  /// still as an f32.
+  virtual Value roundToTF32(Value x) = 0;
   /// The value of the thread whose lane is this lane xor `mask` (f32).
   virtual Value shuffleXor(Value v, int mask) = 0;
+  /// The value (f32) of lane `srcLane` (per thread, index) of this warp.
+  virtual Value shuffleIdx(Value v, Value srcLane) = 0;
   /// 2^x of a per-thread f32 (the GPU's ex2.approx).
   virtual Value exp2(Value x) = 0;
   /// Rounds two f32 values to the element type and packs them (lo first).
