@@ -7,7 +7,9 @@
 # Usage: scripts/gpu-artifacts.sh BUILD_DIR [OUT_DIR]
 # With ATTN_GPU_EMULATE=1 the same executable is built from the kernels'
 # CPU emulation (--attn-gpu-emulation-pipeline) and host memory, so that
-# `device_check.py --device cpu` runs the whole check here, without a GPU.
+# `device_check.py --device cpu` runs the whole check here, without a GPU;
+# the emulation is slow to compile, so by default only a few variants
+# (ATTN_GPU_VARIANTS, a regex on the names, selects others).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
@@ -26,7 +28,14 @@ if [ "$emulate" != 1 ] && [ ! -f "$runtime" ]; then
   exit 1
 fi
 
-/usr/bin/python3 "$src/test/lib/gpu_variants.py" "$out/src" >/dev/null
+if [ "$emulate" = 1 ]; then
+  only=${ATTN_GPU_VARIANTS:-'^(bf16_d64|f16_d64_mask_bias|f32_d64_causal|f16_d64_dv128_causal_mask)$'}
+  opt=-O0
+else
+  only=${ATTN_GPU_VARIANTS:-}
+  opt=-O2
+fi
+/usr/bin/python3 "$src/test/lib/gpu_variants.py" "$out/src" "$only" >/dev/null
 for mlir in "$out"/src/*.mlir; do
   name=$(basename "$mlir" .mlir)
   if [ "$emulate" = 1 ]; then
@@ -37,7 +46,8 @@ for mlir in "$out"/src/*.mlir; do
   "$build/bin/attn-opt" "$mlir" "$pipeline" -o "$out/obj/$name.llvm.mlir"
   "$llvm/mlir-translate" --mlir-to-llvmir "$out/obj/$name.llvm.mlir" \
     -o "$out/obj/$name.ll"
-  clang-22 -c -O2 -fPIC "$out/obj/$name.ll" -o "$out/obj/$name.o"
+  clang-22 -c $opt -fPIC -Wno-override-module "$out/obj/$name.ll" \
+    -o "$out/obj/$name.o"
   [ "$emulate" = 1 ] && continue
   # The PTX of the same kernel, for the record and for ptxas -v.
   "$build/bin/attn-opt" "$mlir" \
@@ -48,8 +58,11 @@ done
 cp "$out/src/variants.inc" "$out/obj/variants.inc"
 
 if [ "$emulate" = 1 ]; then
+  # compiler-rt's builtins: the emulation's bf16 conversions call
+  # __truncsfbf2, which Debian 12's libgcc lacks.
+  builtins=$(clang-22 --rtlib=compiler-rt -print-libgcc-file-name)
   clang-22 -O2 -I"$out/obj" "$src/bench/gpu/driver.c" \
-    "$src/bench/gpu/host_runtime.c" "$out"/obj/*.o -lm \
+    "$src/bench/gpu/host_runtime.c" "$out"/obj/*.o "$builtins" -lm \
     -o "$out/attn-gpu-bench"
   cp "$out/src/variants.json" "$src/bench/gpu/device_check.py" "$out/"
   (cd "$src" && git rev-parse HEAD 2>/dev/null || echo unknown) >"$out/commit.txt"

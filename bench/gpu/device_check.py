@@ -151,6 +151,9 @@ def main() -> int:
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--quick", action="store_true",
                    help="correctness only at small shapes, one timing shape")
+    p.add_argument("--bench", default="",
+                   help="timing shapes 'B,L,D;...' instead of the issue's "
+                        "(bf16, H from the variants, causal and not)")
     p.add_argument("--device", default="cuda", choices=("cuda", "cpu"),
                    help="cpu: the emulated artifacts (ATTN_GPU_EMULATE=1 "
                         "scripts/gpu-artifacts.sh) checked without a GPU; "
@@ -190,10 +193,19 @@ def main() -> int:
         bench = bench[:1]
     if args.device == "cpu":
         bench = []
+    if args.bench:
+        bench = [tuple(int(x) for x in item.split(","))
+                 for item in args.bench.split(";")]
     rows = []
     for b, L, d in bench:
         for causal in (False, True):
             name = f"bf16_d{d}" + ("_causal" if causal else "")
+            if name not in variants:
+                rows.append({"B": b, "H": "-", "L": L, "D": d,
+                             "causal": causal,
+                             "ours_error": f"variant {name} not built"})
+                print(json.dumps(rows[-1]), flush=True)
+                continue
             v = variants[name]
             h = v["heads"]
             flops = 4.0 * b * h * L * L * d * (0.5 if causal else 1.0)
@@ -211,7 +223,7 @@ def main() -> int:
                 row["ours_raw_ms"] = ours
             except RuntimeError as e:
                 row["ours_error"] = str(e)[-1000:]
-            qd, kd, vd = (t.cuda() for t in (q, k, vv))
+            qd, kd, vd = (t.to(args.device) for t in (q, k, vv))
             for be in ("flash", "cudnn"):
                 try:
                     ts = time_sdpa(qd, kd, vd, causal, be, args.iters)

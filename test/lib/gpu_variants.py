@@ -6,14 +6,17 @@ batch and sequence lengths (one kernel serves every B, Lq, Lk):
 
     func.func @attn_<name>(%q: memref<?xHxLqxD>, %k, %v[, %mask][, %bias], %out)
 
-``python3 gpu_variants.py OUTDIR`` writes one ``<name>.mlir`` per variant
-and ``variants.json`` (name -> dtype, heads, head dims, causal, mask, bias).
+``python3 gpu_variants.py OUTDIR [REGEX]`` writes one ``<name>.mlir`` per
+variant (those whose name matches REGEX), ``variants.json`` (name -> dtype,
+heads, head dims, causal, mask, bias) and ``variants.inc`` (the table of
+bench/gpu/driver.c).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from dataclasses import asdict, dataclass
 
@@ -47,7 +50,12 @@ class Variant:
         return "_".join(parts)
 
 
-def all_variants() -> list[Variant]:
+def all_variants(only: str = "") -> list[Variant]:
+    """Every variant, or those whose name matches the regex `only`."""
+    return [v for v in _variants() if not only or re.search(only, v.name)]
+
+
+def _variants() -> list[Variant]:
     out = []
     for dtype in ("bf16", "f16"):
         for d in (64, 128):
@@ -86,10 +94,10 @@ def module_text(v: Variant) -> str:
         "  return\n}\n")
 
 
-def c_table() -> str:
+def c_table(variants: list[Variant]) -> str:
     """The variant table of bench/gpu/driver.c (its variants.inc)."""
     lines = []
-    for v in all_variants():
+    for v in variants:
         n = 4 + v.mask + v.bias
         params = ", ".join(["MemRef4 *"] * n)
         call = ", ".join(f"a[{i}]" for i in range(n))
@@ -97,7 +105,7 @@ def c_table() -> str:
         lines.append(f"static void call_{v.name}(MemRef4 **a) "
                      f"{{ _mlir_ciface_attn_{v.name}({call}); }}")
     lines.append("static const Variant kVariants[] = {")
-    for v in all_variants():
+    for v in variants:
         lines.append(f'  {{"{v.name}", call_{v.name}, {v.d}, {v.dv}, {HEADS}, '
                      f"{v.hkv}, {int(v.mask)}, {int(v.bias)}, "
                      f"{4 if v.dtype == 'f32' else 2}}},")
@@ -108,20 +116,21 @@ def c_table() -> str:
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
         return 2
     out = sys.argv[1]
+    variants = all_variants(sys.argv[2] if len(sys.argv) == 3 else "")
     os.makedirs(out, exist_ok=True)
     manifest = {}
-    for v in all_variants():
+    for v in variants:
         with open(os.path.join(out, v.name + ".mlir"), "w") as f:
             f.write(module_text(v))
         manifest[v.name] = dict(asdict(v), heads=HEADS)
     with open(os.path.join(out, "variants.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     with open(os.path.join(out, "variants.inc"), "w") as f:
-        f.write(c_table())
+        f.write(c_table(variants))
     for name in manifest:
         print(os.path.join(out, name + ".mlir"))
     return 0

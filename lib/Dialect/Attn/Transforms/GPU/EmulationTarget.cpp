@@ -25,6 +25,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -381,6 +382,10 @@ private:
                                     std::to_string(outlinedFns.size()),
                                 fnType);
       fn.setPrivate();
+      // Internal in LLVM too, so that modules with emulated kernels link
+      // together.
+      fn->setAttr("llvm.linkage", LLVM::LinkageAttr::get(
+                                      b.getContext(), LLVM::Linkage::Internal));
       Block *entry = fn.addEntryBlock();
       b.setInsertionPointToStart(entry);
       SmallVector<Value> res = body(entry->getArguments());
