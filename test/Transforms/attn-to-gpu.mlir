@@ -47,7 +47,7 @@
 // One division per row; hidden rows (max still -1e30) write 0.
 // CHECK: arith.cmpf ole, %{{.*}}, %cst
 // CHECK: arith.divf
-// CHECK: memref.store {{.*}} : memref<1x8x128x64xf16>
+// CHECK: vector.store {{.*}} {alignment = 4 : i64} : memref<1x8x128x64xf16>, vector<2xf16>
 // CHECK: gpu.terminator
 
 // EMU-LABEL: func.func @causal_f16_d64
@@ -85,7 +85,7 @@ func.func @causal_f16_d64(%q: memref<1x8x128x64xf16>, %k: memref<1x8x128x64xf16>
 // CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x8x100x77xf32>
 // CHECK: memref.load %{{.*}}[%{{.*}}, %c0, %c0, %{{.*}}] : memref<2x1x1x77xi1>
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<2x64x136xbf16
-// CHECK: memref.store {{.*}} : memref<2x8x100x128xbf16>
+// CHECK: vector.store {{.*}} : memref<2x8x100x128xbf16>, vector<2xbf16>
 func.func @gqa_bf16_d128_mask_bias(%q: memref<2x8x100x128xbf16>, %k: memref<2x4x77x128xbf16>,
                                    %v: memref<2x4x77x128xbf16>, %m: memref<2x1x1x77xi1>,
                                    %b: memref<2x8x100x77xf32>, %o: memref<2x8x100x128xbf16>) {
@@ -149,7 +149,7 @@ func.func @allocated_output(%q: memref<1x2x64x64xf16>, %k: memref<1x2x64x64xf16>
 // CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32)
 // CHECK: gpu.shuffle  idx
 // CHECK-NOT: nvgpu.ldmatrix
-// CHECK: memref.store {{.*}} : memref<1x2x100x64xf32>
+// CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<1x2x100x64xf32>, vector<2xf32>
 func.func @f32_tf32(%q: memref<1x2x100x64xf32>, %k: memref<1x2x80x64xf32>,
                     %v: memref<1x2x80x64xf32>, %o: memref<1x2x100x64xf32>) {
   attn.attention ins(%q, %k, %v : memref<1x2x100x64xf32>, memref<1x2x80x64xf32>, memref<1x2x80x64xf32>)

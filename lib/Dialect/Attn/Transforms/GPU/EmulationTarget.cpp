@@ -345,6 +345,18 @@ public:
       return {};
     });
   }
+  void storePair(Value lo, Value hi, Value memref, ValueRange idx,
+                 Value pred) override {
+    store(lo, memref, idx, pred);
+    SmallVector<Value> next(idx.begin(), idx.end());
+    Value one = arith::ConstantOp::create(
+        b, loc, perThreadType(b.getIndexType()),
+        DenseElementsAttr::get(
+            cast<ShapedType>(perThreadType(b.getIndexType())),
+            b.getIndexAttr(1)));
+    next.back() = add(next.back(), one);
+    store(hi, memref, next, pred);
+  }
   void storeImpl(Value v, Value memref, ValueRange idx, Value pred) {
     laneLoop({}, [&](Value lane, ValueRange) -> SmallVector<Value> {
       auto ifOp = scf::IfOp::create(b, loc, extract(pred, lane),

@@ -55,10 +55,6 @@ mlir::attn::gpu_kernel::getFlashKernelConfig(AttentionOp op, std::string &why) {
     why = "query, key and value must have one element type";
     return failure();
   }
-  if (!isa<FloatType>(op.getInitType().getElementType())) {
-    why = "the output must have a float element type";
-    return failure();
-  }
   for (Value v : {op.getQuery(), op.getKey(), op.getValue(), op.getInit()}) {
     auto type = dyn_cast<MemRefType>(v.getType());
     if (!type) {
@@ -285,8 +281,7 @@ SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
     };
     if (ops.bias) {
       Value v = t.load(ops.bias, scoreOperandIndices(ops.bias, row, col));
-      if (!v.getType().isF32() &&
-          getElementTypeOrSelf(v.getType()) != b.getF32Type())
+      if (!getElementTypeOrSelf(v.getType()).isF32())
         v = arith::ExtFOp::create(b, loc, t.perThreadType(b.getF32Type()), v);
       addTerm(v);
     }
@@ -613,20 +608,25 @@ void FlashAttentionEmitter::emit() {
   }
   Type outElem = cast<MemRefType>(ops.out.getType()).getElementType();
   Value rowBase = add(mul(warp, pc(16)), add(group, t.lift(q0)));
+  // Each thread writes two adjacent columns of rows g and g + 8 per tile.
   for (int64_t nt = 0; nt < oTiles; ++nt) {
-    for (int i = 0; i < 4; ++i) {
-      int h = i / 2;
+    for (int h = 0; h < 2; ++h) {
       Value row = add(rowBase, pc(8 * h));
-      Value col = add(mul(quad, pc(2)), pc(8 * nt + i % 2));
-      Value v = fmul(res[4 + 4 * nt + i], inv[h]);
-      if (!outElem.isF32())
-        v = arith::TruncFOp::create(b, loc, t.perThreadType(outElem), v);
+      Value col = add(mul(quad, pc(2)), pc(8 * nt));
+      Value pair[2];
+      for (int e = 0; e < 2; ++e) {
+        pair[e] = fmul(res[4 + 4 * nt + 2 * h + e], inv[h]);
+        if (!outElem.isF32())
+          pair[e] = arith::TruncFOp::create(b, loc, t.perThreadType(outElem),
+                                            pair[e]);
+      }
       SmallVector<Value> idx;
       for (Value p : qPrefix)
         idx.push_back(t.lift(p));
       idx.push_back(row);
       idx.push_back(col);
-      t.store(v, ops.out, idx, cmp(arith::CmpIPredicate::slt, row, t.lift(lq)));
+      t.storePair(pair[0], pair[1], ops.out, idx,
+                  cmp(arith::CmpIPredicate::slt, row, t.lift(lq)));
     }
   }
 }

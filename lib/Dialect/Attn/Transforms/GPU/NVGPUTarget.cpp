@@ -197,6 +197,20 @@ public:
     memref::StoreOp::create(b, loc, v, memref, idx);
   }
 
+  void storePair(Value lo, Value hi, Value memref, ValueRange idx,
+                 Value pred) override {
+    auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Type elem = lo.getType();
+    Value pair = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, elem), ValueRange{lo, hi});
+    // One 32-bit (64-bit for f32) store instead of two.
+    vector::StoreOp::create(
+        b, loc, pair, memref, idx, /*nontemporal=*/false,
+        llvm::MaybeAlign(2 * elem.getIntOrFloatBitWidth() / 8));
+  }
+
 private:
   Value smemBase;
   SmallVector<Value> pending;

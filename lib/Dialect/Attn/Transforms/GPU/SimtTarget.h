@@ -108,6 +108,11 @@ public:
   virtual Value load(Value memref, ValueRange idx) = 0;
   /// Per-thread store of `v` to `memref[idx]` where `pred` holds.
   virtual void store(Value v, Value memref, ValueRange idx, Value pred) = 0;
+  /// Per-thread store of `lo`, `hi` to `memref[idx]` and the next element of
+  /// the last dim, where `pred` holds; the last index is even and rows have
+  /// an even length, so the pair is aligned to its size.
+  virtual void storePair(Value lo, Value hi, Value memref, ValueRange idx,
+                         Value pred) = 0;
 
 protected:
   OpBuilder &b;
