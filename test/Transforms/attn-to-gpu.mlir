@@ -156,3 +156,19 @@ func.func @f32_tf32(%q: memref<1x2x100x64xf32>, %k: memref<1x2x80x64xf32>,
                  outs(%o : memref<1x2x100x64xf32>) scale = 0.125 causal = top_left
   return
 }
+
+// -----
+
+// causal_offset (what tiling along Lq produces) shifts the diagonal: it is
+// passed into the kernel and added to the causal limit and the block count.
+// CHECK-LABEL: func.func @causal_offset
+// CHECK-SAME: %[[OFF:[a-z0-9]+]]: index
+// CHECK: gpu.launch
+// CHECK: arith.addi %{{.*}}, %[[OFF]] : index
+func.func @causal_offset(%q: memref<1x2x64x64xf16>, %k: memref<1x2x256x64xf16>,
+                         %v: memref<1x2x256x64xf16>, %o: memref<1x2x64x64xf16>,
+                         %off: index) {
+  attn.attention ins(%q, %k, %v : memref<1x2x64x64xf16>, memref<1x2x256x64xf16>, memref<1x2x256x64xf16>)
+                 outs(%o : memref<1x2x64x64xf16>) scale = 0.125 causal = top_left causal_offset(%off)
+  return
+}
