@@ -66,6 +66,14 @@ std::vector<Chain> buildChains() {
       {"attn-tile", {[] { return attn::createAttnTile(); }}},
       {"attn-tile{q-tile=3 kv-tile=2},attn-decompose",
        {smallTiles, [] { return attn::createAttnDecompose(); }}},
+      // Act on attn ops on memrefs only; anything they do not handle must
+      // be an error at the op.
+      {"attn-to-gpu", {[] { return attn::createAttnToGPU(); }}},
+      {"attn-to-gpu{emulate=true}", {[] {
+         attn::AttnToGPUOptions options;
+         options.emulate = true;
+         return attn::createAttnToGPU(options);
+       }}},
   };
 }
 
