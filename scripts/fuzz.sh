@@ -5,10 +5,10 @@
 #
 # SECONDS defaults to 600, BUILD_DIR to build-asan (configured and built by
 # `make fuzz`, i.e. -DATTN_ENABLE_SANITIZERS=ON -DATTN_ENABLE_FUZZER=ON).
-# The seed corpus is every `// -----` chunk of test/ and examples/ .mlir
-# files; the working corpus (seeds plus what the fuzzer found interesting)
-# is kept in BUILD_DIR/fuzz/corpus across runs. Crashing inputs land in
-# BUILD_DIR/fuzz/artifacts/. libFuzzer runs in fork mode with
+# The seed corpus is every `// -----` chunk of the .mlir files under test/,
+# examples/ and fuzz/seeds/; the working corpus (seeds plus what the fuzzer
+# found interesting) is kept in BUILD_DIR/fuzz/corpus across runs. Crashing
+# inputs land in BUILD_DIR/fuzz/artifacts/. libFuzzer runs in fork mode with
 # -ignore_crashes=1 (FUZZ_FORK=0: one process that stops at the first
 # crash), so that a crash does not end the run; at the end fuzz/triage.py
 # reruns every artifact and sorts it into attn-mlir's (a frame in our code)
