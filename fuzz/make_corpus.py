@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Writes the attn-fuzz seed corpus: every .mlir file under test/ and
-examples/, split into its ``// -----`` chunks (the way --split-input-file
+"""Writes the attn-fuzz seed corpus: every .mlir file under test/,
+examples/ and fuzz/seeds/ (extra seeds for the fuzzer only), split into its ``// -----`` chunks (the way --split-input-file
 reads them), one chunk per file, named by a hash of its content so that
 reruns do not duplicate seeds.
 
@@ -40,7 +40,7 @@ def main() -> int:
         os.path.dirname(os.path.abspath(__file__)))
     os.makedirs(out_dir, exist_ok=True)
     count = 0
-    for top in ("test", "examples"):
+    for top in ("test", "examples", os.path.join("fuzz", "seeds")):
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
             dirnames.sort()
             for name in sorted(filenames):
