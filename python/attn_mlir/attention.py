@@ -331,16 +331,10 @@ class CompiledKernel:
         return self.binary.decode()
 
 
-def _compile_cuda(q_shape, k_shape, v_shape, dtype, scale, causal,
-                  mask_shape, mask_dtype, bias_shape, bias_dtype, chip, fmt,
-                  context):
+def _compile_cuda(text, signature, chip, fmt, context):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
             f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
-    text, signature = attention_module(
-        q_shape, k_shape, v_shape, dtype, scale, causal, mask_shape,
-        mask_dtype, bias_shape, bias_dtype)
-    context = context or Context()
     module = context.parse(text)
     module.verify()
     module.run(f"attn-gpu-pipeline{{chip={chip} format={fmt}}}")
@@ -381,13 +375,8 @@ def compile_attention(
     on mma.sync m16n8k16, f32 on the slower TF32 path.
     Invalid shapes or flags raise MLIRError with the op verifier's message.
     """
-    if target == "cuda":
-        return _compile_cuda(
-            q_shape, k_shape, v_shape, dtype, scale, causal, mask_shape,
-            mask_dtype, bias_shape, bias_dtype, chip, binary_format, context)
-    if target != "cpu":
+    if target not in ("cpu", "cuda"):
         raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
-
     text, signature = attention_module(
         q_shape,
         k_shape,
@@ -400,6 +389,9 @@ def compile_attention(
         bias_shape,
         bias_dtype,
     )
+    if target == "cuda":
+        return _compile_cuda(text, signature, chip, binary_format,
+                             context or Context())
     context = context or Context()
     module = context.parse(text)
     module.verify()

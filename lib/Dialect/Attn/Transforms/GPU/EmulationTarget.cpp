@@ -210,29 +210,14 @@ public:
       av.push_back({widen(r.lo), widen(r.hi)});
     for (const PackedReg &r : bRegs)
       bv.push_back({widen(r.lo), widen(r.hi)});
-    SmallVector<Value> results = laneLoop(
-        SmallVector<Value>(c.begin(), c.end()),
-        [&](Value lane, ValueRange cur) -> SmallVector<Value> {
-          auto [warpBase, g, t] = laneCoords(lane);
-          SmallVector<Value> next;
-          for (int i = 0; i < 4; ++i) {
-            int rowHalf = i / 2;
-            Value n = addConst(mulConst(t, 2), i % 2);
-            Value acc = extract(cur[i], lane);
-            for (int k = 0; k < 16; ++k) {
-              int kHalf = k / 8, pair = (k % 8) / 2, e = k % 2;
-              Value aLane = add(warpBase, addConst(mulConst(g, 4), pair));
-              Value aVal = extract(av[rowHalf + 2 * kHalf][e], aLane);
-              Value bLane = add(warpBase, addConst(mulConst(n, 4), pair));
-              Value bVal = extract(bv[kHalf][e], bLane);
-              acc = arith::AddFOp::create(
-                  b, loc, acc, arith::MulFOp::create(b, loc, aVal, bVal));
-            }
-            next.push_back(insert(acc, cur[i], lane));
-          }
-          return next;
-        });
-    return {results[0], results[1], results[2], results[3]};
+    // 16-bit operands: k = 8 kHalf + 2 pair + e sits in lane 4 row + pair,
+    // register (rowHalf +) 2 kHalf for A (kHalf for B), element e.
+    return emulateMma(
+        16, c,
+        [&](int rowHalf, int k) {
+          return std::make_pair(av[rowHalf + 2 * (k / 8)][k % 2], (k % 8) / 2);
+        },
+        [&](int k) { return std::make_pair(bv[k / 8][k % 2], (k % 8) / 2); });
   }
 
   std::array<Value, 4> mmaTF32(ArrayRef<Value> a, ArrayRef<Value> bv,
@@ -245,30 +230,15 @@ public:
         "mmatf32", args, results, [&](ValueRange x) -> SmallVector<Value> {
           SmallVector<Value> av(x.slice(0, 4)), bw(x.slice(4, 2)),
               cv(x.slice(6, 4));
-          return laneLoop(
-              cv, [&](Value lane, ValueRange cur) -> SmallVector<Value> {
-                auto [warpBase, g, t] = laneCoords(lane);
-                SmallVector<Value> next;
-                for (int i = 0; i < 4; ++i) {
-                  // A[m][k] is a[(m / 8) + 2 (k / 4)] of lane 4 (m % 8) + k %
-                  // 4, B[k][n] is b[k / 4] of lane 4 n + k % 4.
-                  int rowHalf = i / 2;
-                  Value n = addConst(mulConst(t, 2), i % 2);
-                  Value acc = extract(cur[i], lane);
-                  for (int k = 0; k < 8; ++k) {
-                    Value aLane =
-                        add(warpBase, addConst(mulConst(g, 4), k % 4));
-                    Value aVal = extract(av[rowHalf + 2 * (k / 4)], aLane);
-                    Value bLane =
-                        add(warpBase, addConst(mulConst(n, 4), k % 4));
-                    Value bVal = extract(bw[k / 4], bLane);
-                    acc = arith::AddFOp::create(
-                        b, loc, acc, arith::MulFOp::create(b, loc, aVal, bVal));
-                  }
-                  next.push_back(insert(acc, cur[i], lane));
-                }
-                return next;
-              });
+          // tf32 operands: k = 4 kHalf + pair sits in lane 4 row + pair,
+          // register (rowHalf +) 2 kHalf for A (kHalf for B).
+          std::array<Value, 4> r = emulateMma(
+              8, cv,
+              [&](int rowHalf, int k) {
+                return std::make_pair(av[rowHalf + 2 * (k / 4)], k % 4);
+              },
+              [&](int k) { return std::make_pair(bw[k / 4], k % 4); });
+          return {r[0], r[1], r[2], r[3]};
         });
     return {d[0], d[1], d[2], d[3]};
   }
@@ -406,6 +376,41 @@ private:
     }
     return SmallVector<Value>(
         func::CallOp::create(b, loc, fn, args).getResults());
+  }
+
+  /// The register (an f32 vector over lanes) holding an A element of row
+  /// half `rowHalf` and column k, or a B element of row k, and the element's
+  /// pair index within its row of 4 lanes.
+  using AOperand =
+      llvm::function_ref<std::pair<Value, int>(int rowHalf, int k)>;
+  using BOperand = llvm::function_ref<std::pair<Value, int>(int k)>;
+  /// D = A B + C of an m16n8kK mma.sync with f32 accumulators: output i of
+  /// lane (g, t) is C[g + 8 (i / 2)][2t + i % 2]; A[m][k] comes from lane
+  /// 4 (m % 8) + pair(k) of the same warp, B[k][n] from lane 4 n + pair(k).
+  std::array<Value, 4> emulateMma(int kSize, ValueRange c, AOperand aAt,
+                                  BOperand bAt) {
+    SmallVector<Value> results =
+        laneLoop(c, [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+          auto [warpBase, g, t] = laneCoords(lane);
+          SmallVector<Value> next;
+          for (int i = 0; i < 4; ++i) {
+            Value n = addConst(mulConst(t, 2), i % 2);
+            Value acc = extract(cur[i], lane);
+            for (int k = 0; k < kSize; ++k) {
+              auto [aReg, aPair] = aAt(i / 2, k);
+              auto [bReg, bPair] = bAt(k);
+              Value aVal =
+                  extract(aReg, add(warpBase, addConst(mulConst(g, 4), aPair)));
+              Value bVal =
+                  extract(bReg, add(warpBase, addConst(mulConst(n, 4), bPair)));
+              acc = arith::AddFOp::create(
+                  b, loc, acc, arith::MulFOp::create(b, loc, aVal, bVal));
+            }
+            next.push_back(insert(acc, cur[i], lane));
+          }
+          return next;
+        });
+    return {results[0], results[1], results[2], results[3]};
   }
 
   using LaneBody =

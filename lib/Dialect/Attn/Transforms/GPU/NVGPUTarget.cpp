@@ -94,23 +94,8 @@ public:
       av.push_back(operand(r));
     for (const PackedReg &r : bRegs)
       bv.push_back(operand(r));
-    Type f32 = b.getF32Type();
-    auto resultType =
-        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-    std::optional<std::array<NVVM::MMATypes, 2>> ptxTypes;
-    if (bf16)
-      ptxTypes = {NVVM::MMATypes::bf16, NVVM::MMATypes::bf16};
-    else
-      ptxTypes = {NVVM::MMATypes::f16, NVVM::MMATypes::f16};
-    Value d = NVVM::MmaOp::create(
-        b, loc, resultType, av, bv, c, ArrayRef<int64_t>{16, 8, 16},
-        std::nullopt, std::nullopt, ptxTypes,
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    std::array<Value, 4> out;
-    for (int i = 0; i < 4; ++i)
-      out[i] = LLVM::ExtractValueOp::create(b, loc, d, i);
-    return out;
+    NVVM::MMATypes type = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    return mmaSync({16, 8, 16}, type, av, bv, c);
   }
 
   std::array<Value, 4> mmaTF32(ArrayRef<Value> a, ArrayRef<Value> bv,
@@ -120,14 +105,19 @@ public:
     };
     SmallVector<Value> av = llvm::map_to_vector(a, bits);
     SmallVector<Value> bw = llvm::map_to_vector(bv, bits);
+    return mmaSync({16, 8, 8}, NVVM::MMATypes::tf32, av, bw, c);
+  }
+
+  /// nvvm.mma.sync (row.col, f32 accumulators) and its 4 results.
+  std::array<Value, 4> mmaSync(std::array<int64_t, 3> shape,
+                               NVVM::MMATypes type, ValueRange a, ValueRange bv,
+                               ValueRange c) {
     Type f32 = b.getF32Type();
     auto resultType =
         LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
     Value d = NVVM::MmaOp::create(
-        b, loc, resultType, av, bw, c, ArrayRef<int64_t>{16, 8, 8},
-        std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
-                                      NVVM::MMATypes::tf32},
+        b, loc, resultType, a, bv, c, shape, std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{type, type},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                        NVVM::MMALayout::col});
     std::array<Value, 4> out;
