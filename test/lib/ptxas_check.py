@@ -81,8 +81,8 @@ def main() -> int:
                 failures += 1
                 continue
             stack, st, ld = (int(x) for x in frame.groups())
-            smem = kernel_smem_bytes(v)
-            bad = stack or st or ld or missing
+            smem = launch_smem_bytes(out.stdout)
+            bad = stack or st or ld or missing or smem < 0
             print(f"{v.name:32} {regs.group(1):>5} {smem:>9} {stack:>6} "
                   f"{st:>8} {ld:>8}"
                   + (f"  FAIL missing {missing}" if missing else "")
@@ -92,16 +92,15 @@ def main() -> int:
     return 1 if failures else 0
 
 
-def kernel_smem_bytes(v: gpu_variants.Variant) -> int:
-    """Dynamic shared memory of the kernel (the launch's, not ptxas's):
-    Q tile + double-buffered K and V tiles."""
-    wide = max(v.d, v.dv) > 128
-    if v.dtype == "f32":  # 32 (16) keys, Q/K rows padded by 4, V by 8
-        bn = 16 if wide else 32
-        return 4 * (64 * (v.d + 4) + 2 * bn * (v.d + 4) + 2 * bn * (v.dv + 8))
-    bn = 32 if wide else 64
-    return 2 * (64 * (v.d + 8) + 2 * bn * (v.d + 8) + 2 * bn * (v.dv + 8))
-
+def launch_smem_bytes(host: str) -> int:
+    """The dynamic shared memory the host code's launch requests (read from
+    the lowered IR, not recomputed), or -1 if it is not found."""
+    use = re.search(r"dynamic_shared_memory_size (%[\w]+)", host)
+    if not use:
+        return -1
+    value = re.search(re.escape(use.group(1)) +
+                      r" = llvm\.mlir\.constant\((\d+) : i32\)", host)
+    return int(value.group(1)) if value else -1
 
 if __name__ == "__main__":
     sys.exit(main())

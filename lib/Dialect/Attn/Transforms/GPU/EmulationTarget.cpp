@@ -307,7 +307,8 @@ public:
           return {insert(v, cur[0], lane)};
         })[0];
   }
-  void store(Value v, Value memref, ValueRange idx, Value pred) override {
+  /// Per-thread store of `v` to `memref[idx]` where `pred` holds.
+  void store(Value v, Value memref, ValueRange idx, Value pred) {
     SmallVector<Value> args = {v, memref, pred};
     args.append(idx.begin(), idx.end());
     outlined("store", args, {}, [&](ValueRange a) -> SmallVector<Value> {

@@ -180,13 +180,6 @@ public:
   Value load(Value memref, ValueRange idx) override {
     return memref::LoadOp::create(b, loc, memref, idx);
   }
-  void store(Value v, Value memref, ValueRange idx, Value pred) override {
-    auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    memref::StoreOp::create(b, loc, v, memref, idx);
-  }
-
   void storePair(Value lo, Value hi, Value memref, ValueRange idx,
                  Value pred) override {
     auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);

@@ -52,8 +52,6 @@ public:
 
   OpBuilder &builder() { return b; }
   Location getLoc() const { return loc; }
-  /// The 16-bit element type of the tensor-core operands (f16 or bf16).
-  Type getElemType() const { return elemType; }
 
   /// The type of a per-thread value whose element type is `scalar`.
   virtual Type perThreadType(Type scalar) = 0;
@@ -106,8 +104,6 @@ public:
 
   /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
   virtual Value load(Value memref, ValueRange idx) = 0;
-  /// Per-thread store of `v` to `memref[idx]` where `pred` holds.
-  virtual void store(Value v, Value memref, ValueRange idx, Value pred) = 0;
   /// Per-thread store of `lo`, `hi` to `memref[idx]` and the next element of
   /// the last dim, where `pred` holds; the last index is even and rows have
   /// an even length, so the pair is aligned to its size.
