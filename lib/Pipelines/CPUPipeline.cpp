@@ -119,7 +119,7 @@ void mlir::attn::registerAttnPipelines() {
       "Lower a module with attn ops to host LLVM dialect and a gpu.binary "
       "of fused tensor-core attention kernels",
       buildAttnGPUPipeline);
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<AttnGPUEmulationPipelineOptions>(
       "attn-gpu-emulation-pipeline",
       "Lower a module with attn ops to LLVM for the CPU, with each attention "
       "run by an emulation of the GPU kernel's threads (for testing the "

@@ -41,7 +41,7 @@
 // STAGES-SAME: %[[Q:[a-z0-9]+]]: memref<2x8x256x64xf16>
 // STAGES-NOT: linalg.generic
 // STAGES: %[[OUT:.*]] = gpu.alloc () : memref<2x8x256x64xf16>
-// STAGES: gpu.launch_func @sdpa_kernel::@sdpa_kernel blocks in (%c4, %c8, %c2) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c46080_i32 args(%[[Q]] : memref<2x8x256x64xf16>, {{.*}}, %[[OUT]] : memref<2x8x256x64xf16>)
+// STAGES: gpu.launch_func @sdpa_kernel::@sdpa_kernel blocks in (%c2, %c8, %c2) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c55296_i32 args(%[[Q]] : memref<2x8x256x64xf16>, {{.*}}, %[[OUT]] : memref<2x8x256x64xf16>)
 // STAGES: return %[[OUT]]
 // STAGES: gpu.module @sdpa_kernel
 // STAGES: gpu.func @sdpa_kernel

@@ -1,34 +1,39 @@
 // RUN: attn-opt %s --split-input-file --attn-to-gpu --canonicalize --cse | FileCheck %s
 // RUN: attn-opt %s --split-input-file --attn-to-gpu=emulate --canonicalize --cse | FileCheck %s --check-prefix=EMU
 
-// f16, D = 64, causal: grid (Lq/64, Hq, B), 4 warps, Q + 2x K + 2x V in
-// 46080 bytes of dynamic shared memory (rows padded to 72 elements).
+// f16, D = 64, causal, default tiles: 128 query rows (two m16 row tiles per
+// warp) and 64-key blocks. Grid (Lq/128, Hq, B), 4 warps, Q + 2x K + 2x V
+// in 55296 bytes of dynamic shared memory (rows padded to 72 elements).
 // CHECK-LABEL: func.func @causal_f16_d64
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c8, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c46080_i32
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c8, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c55296_i32
 // CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// CHECK: memref.view {{.*}} to memref<64x72xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>
 // Causal: the K/V loop ends at the last block with a visible key.
 // CHECK: arith.divsi {{.*}}, %c64
 // Prologue: Q (one group), then K/V block 0 (a second group); wait for Q.
-// CHECK-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, {{.*}} {bypassL1}
+// CHECK-COUNT-8: nvgpu.device_async_copy {{.*}}, 8, {{.*}} {bypassL1}
 // CHECK: nvgpu.device_async_create_group
 // CHECK-COUNT-8: nvgpu.device_async_copy
 // CHECK: %[[G:.*]] = nvgpu.device_async_create_group
 // CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
 // CHECK: gpu.barrier
-// Q fragments stay in registers: one ldmatrix.x4 per k step of 16.
-// CHECK-COUNT-4: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x72xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// Q fragments stay in registers: one ldmatrix.x4 per row tile and k step.
+// CHECK-COUNT-8: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x72xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: scf.for
 // Prefetch of the next K/V block, then wait for the current one.
 // CHECK-COUNT-8: nvgpu.device_async_copy
 // CHECK: nvgpu.device_async_create_group
 // CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
 // CHECK-NEXT: gpu.barrier
-// S = Q K^T on tensor cores.
-// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// S = Q K^T on tensor cores: each K fragment feeds both row tiles.
+// CHECK: %[[KF:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[B0:.*]] = vector.extract %[[KF]][0]
+// CHECK: %[[B1:.*]] = vector.extract %[[KF]][1]
+// CHECK: nvvm.mma.sync A[%[[A0:[^,]*]], {{.*}}]  B[%[[B0]], %[[B1]]]  C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: nvvm.mma.sync A[%[[A1:[^,]*]], {{.*}}]  B[%[[B0]], %[[B1]]]
 // Scale and log2(e) in one multiply; masks only in blocks that need them.
 // CHECK: arith.mulf
 // CHECK: scf.if
@@ -52,7 +57,7 @@
 
 // EMU-LABEL: func.func @causal_f16_d64
 // EMU-NOT: gpu.
-// EMU: memref.alloca() : memref<46080xi8>
+// EMU: memref.alloca() : memref<55296xi8>
 // EMU: scf.for
 // EMU: scf.for
 // EMU: scf.for

@@ -47,8 +47,22 @@ struct AttnCPUPipelineOptions
 void buildAttnCPUPipeline(OpPassManager &pm,
                           const AttnCPUPipelineOptions &options);
 
+/// The kernel tile sizes of --attn-to-gpu, shared by the GPU pipelines.
+template <typename Derived>
+struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
+  using PassOptions = ::mlir::detail::PassOptions;
+  PassOptions::Option<int64_t> blockQ{
+      *this, "block-q",
+      llvm::cl::desc("Query rows per kernel block: 64 or 128 (0: default)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockKV{
+      *this, "block-kv",
+      llvm::cl::desc("Keys per step of the kernel's K/V loop (0: default)"),
+      llvm::cl::init(0)};
+};
+
 struct AttnGPUPipelineOptions
-    : public PassPipelineOptions<AttnGPUPipelineOptions> {
+    : public AttnGPUTileOptions<AttnGPUPipelineOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89, sm_90, sm_90a, ..."),
@@ -68,6 +82,12 @@ struct AttnGPUPipelineOptions
   PassOptions::Option<std::string> ptxasOptions{
       *this, "ptxas-options",
       llvm::cl::desc("Extra options for ptxas (e.g. -v)"), llvm::cl::init("")};
+  PassOptions::Option<bool> shortPointers{
+      *this, "short-pointers",
+      llvm::cl::desc("32-bit shared/local/const pointers in the kernels "
+                     "(sets LLVM's process-wide -nvptx-short-ptr, as clang's "
+                     "-fcuda-short-ptr does)"),
+      llvm::cl::init(true)};
 };
 
 /// Lowers a module of host functions (on tensors or on memrefs in device
@@ -77,10 +97,14 @@ struct AttnGPUPipelineOptions
 void buildAttnGPUPipeline(OpPassManager &pm,
                           const AttnGPUPipelineOptions &options);
 
+struct AttnGPUEmulationPipelineOptions
+    : public AttnGPUTileOptions<AttnGPUEmulationPipelineOptions> {};
+
 /// The GPU kernels' per-block programs emulated on the CPU
 /// (--attn-to-gpu=emulate), lowered to LLVM like --attn-cpu-pipeline: for
 /// testing the kernels without a GPU.
-void buildAttnGPUEmulationPipeline(OpPassManager &pm);
+void buildAttnGPUEmulationPipeline(
+    OpPassManager &pm, const AttnGPUEmulationPipelineOptions &options = {});
 
 /// Registers --attn-cpu-pipeline, --attn-gpu-pipeline and
 /// --attn-gpu-emulation-pipeline.

@@ -202,8 +202,9 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
   let description = [{
     Replaces every `attn.attention` on memrefs in host code by one
     `gpu.launch` of a FlashAttention-2 kernel: a grid of
-    (ceil(Lq / 64), Hq, product of the batch dims) blocks of 4 warps, each
-    warp computing 16 query rows with `mma.sync` m16n8k16 tensor-core ops
+    (ceil(Lq / block-q), Hq, product of the batch dims) blocks of 4 warps,
+    each warp computing block-q / 4 query rows (one or two m16 row tiles)
+    with `mma.sync` m16n8k16 tensor-core ops
     (f32 accumulators), `ldmatrix` fragment loads and `cp.async`
     double-buffered K/V blocks in shared memory, and the online softmax in
     registers (quad shuffles, `exp2` with `scale * log2(e)` folded into one
@@ -229,7 +230,14 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"emulate", "emulate", "bool", /*default=*/"false",
-           "Emit the kernel as CPU code that emulates the block's threads">
+           "Emit the kernel as CPU code that emulates the block's threads">,
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
+           "Query rows per block: 64 or 128 (0: 128 for f16/bf16 with head "
+           "dims up to 128 and no mask or bias, else 64)">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
+           "Keys per step of the K/V loop: a multiple of 16 (TF32: 8) up to "
+           "128 (0: 64; 32 for causal D = 128 with 128 rows and for D > 128; "
+           "TF32: 32, or 16 for D > 128)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

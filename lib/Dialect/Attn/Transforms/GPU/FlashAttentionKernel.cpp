@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // FlashAttention-2 as the program of one thread of a 4-warp block:
-//   - Q (blockQ x D) is copied to shared memory once; warp w owns query rows
-//     16w..16w+15 of the block (one m16 row tile of mma.sync);
+//   - Q (blockQ x D) is copied to shared memory once; warp w owns blockQ/4
+//     consecutive query rows of the block: one or two m16 row tiles of
+//     mma.sync (two, as FlashAttention-2 does, so each K/V fragment loaded
+//     from shared memory feeds two mma and each K/V block serves 128 rows);
 //   - K/V blocks of blockKV keys are double-buffered in shared memory with
 //     cp.async: block j+1 is in flight while block j is used;
 //   - S = Q K^T and O += P V run on mma.sync m16n8k16 with f32 accumulators,
@@ -41,9 +43,14 @@ using namespace mlir::attn::gpu_kernel;
 
 /// The value of a hidden score (base-2 logit).
 static constexpr double kHidden = -1.0e30;
+/// Registers that the Q, S and O fragments may take before Q is reloaded
+/// from shared memory at every step instead of kept in registers.
+static constexpr int64_t kQInRegisterBudget = 192;
+/// The most dynamic shared memory one block can have (sm_90: 227 KB).
+static constexpr int64_t kMaxSharedBytes = 227 * 1024;
 
-FailureOr<FlashKernelConfig>
-mlir::attn::gpu_kernel::getFlashKernelConfig(AttentionOp op, std::string &why) {
+FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
+    AttentionOp op, const FlashTileRequest &tiles, std::string &why) {
   FlashKernelConfig cfg;
   Type elem = op.getQueryType().getElementType();
   if (!elem.isF16() && !elem.isBF16() && !elem.isF32()) {
@@ -93,19 +100,55 @@ mlir::attn::gpu_kernel::getFlashKernelConfig(AttentionOp op, std::string &why) {
   cfg.elemType = elem;
   cfg.scale = op.getScaleValue();
   cfg.causal = op.getCausal();
-  // Registers per thread: O takes Dv/2, S blockKV/2, Q fragments D/4, plus
-  // addresses and softmax state, within 255. Measured with ptxas -v (sm_90,
-  // test/GPU/ptxas-resources.test): up to D = Dv = 128, 64-key blocks with
-  // Q in registers take at most ~200 registers without spills; above 128
-  // the key block halves and Q is reloaded from shared memory each step.
+  // Default tiles. As in FlashAttention-2 on sm_90, 128 query rows (two m16
+  // row tiles per warp, so each K/V fragment feeds two mma) with 64-key
+  // blocks, where that fits in 255 registers without spills (measured with
+  // ptxas -v, sm_90, test/GPU/ptxas-resources.test): up to D = 64, and up
+  // to D = 128 without causal masking; causal D = 128 takes 32-key blocks.
+  // Per-element mask/bias reads and D > 128 (whose O accumulators alone
+  // take Dv / 2 registers per row tile) keep one row tile; f32 (TF32) tiles
+  // take twice the shared memory: 64 rows, 32 or 16 keys.
   int64_t widest = std::max(d, dv);
-  cfg.blockKV = widest > 128 ? 32 : 64;
-  cfg.qInRegisters = widest <= 128;
   if (cfg.isTF32()) {
-    // f32 tiles take twice the shared memory and Q is reloaded per step
-    // (its tf32 fragments would take D / 2 registers).
+    cfg.blockQ = 64;
     cfg.blockKV = widest > 128 ? 16 : 32;
-    cfg.qInRegisters = false;
+  } else if (widest > 128 || op.getMask() || op.getBias()) {
+    cfg.blockQ = 64;
+    cfg.blockKV = widest > 128 ? 32 : 64;
+  } else {
+    cfg.blockQ = 128;
+    cfg.blockKV = widest > 64 && cfg.causal ? 32 : 64;
+  }
+  if (tiles.blockQ) {
+    if (tiles.blockQ != 64 && tiles.blockQ != 128) {
+      why = "block-q must be 64 or 128 (4 warps of one or two m16 row "
+            "tiles), got " +
+            std::to_string(tiles.blockQ);
+      return failure();
+    }
+    cfg.blockQ = tiles.blockQ;
+  }
+  if (tiles.blockKV) {
+    // A P.V k step takes 16 keys (8 on the TF32 path).
+    int64_t step = cfg.isTF32() ? 8 : 16;
+    if (tiles.blockKV % step != 0 || tiles.blockKV > 128) {
+      why = "block-kv must be a multiple of " + std::to_string(step) +
+            " up to 128, got " + std::to_string(tiles.blockKV);
+      return failure();
+    }
+    cfg.blockKV = tiles.blockKV;
+  }
+  // Q's fragments stay in registers when Q, S and O fragments together take
+  // at most 192 of the 255 registers (measured with ptxas -v, sm_90:
+  // test/GPU/ptxas-resources.test); else they are reloaded each step.
+  int64_t r = cfg.rowTiles();
+  cfg.qInRegisters = !cfg.isTF32() && r * (d / 4 + cfg.blockKV / 2 + dv / 2) <=
+                                          kQInRegisterBudget;
+  if (cfg.sharedBytes() > kMaxSharedBytes) {
+    why = "the tiles need " + std::to_string(cfg.sharedBytes()) +
+          " bytes of shared memory, more than a block's " +
+          std::to_string(kMaxSharedBytes) + "; use smaller block-q/block-kv";
+    return failure();
   }
   return cfg;
 }
@@ -163,9 +206,14 @@ private:
   void loadTile(Value global, ArrayRef<Value> prefix, Value rowBase,
                 Value limit, Value lastRow, Value dst,
                 ArrayRef<Value> dstPrefix, int64_t rows, int64_t cols);
-  /// TF32 path: s += Q K^T of the warp's rows and key block `buf`, with
-  /// mma.sync m16n8k8 and plain shared-memory loads.
-  void scoresTF32(SmallVector<Value> &s, Value sQ, Value sK, Value buf);
+  /// First block row of the warp's row tile `rt` (per thread).
+  Value tileRow(int64_t rt) {
+    return add(mul(warp, pc(cfg.rowsPerWarp())), pc(16 * rt));
+  }
+  /// TF32 path: s += Q K^T of the warp's row tile `rt` and key block `buf`,
+  /// with mma.sync m16n8k8 and plain shared-memory loads.
+  void scoresTF32(SmallVector<Value> &s, Value sQ, Value sK, Value buf,
+                  int64_t rt);
   /// TF32 path: acc += P V, P (in the C layout of `p`) moved to the A
   /// layout with shuffles.
   void accumulatePVTF32(SmallVector<Value> &acc, ArrayRef<Value> p, Value sV,
@@ -179,8 +227,9 @@ private:
     idx.push_back(col);
     return t.roundToTF32(t.load(smem, idx));
   }
-  /// s[i] with masks, bias and the causal rule applied (base-2 logits).
-  SmallVector<Value> applyMasks(ArrayRef<Value> s, Value kv0);
+  /// s[i] (the scores of row tile `rt`) with masks, bias and the causal
+  /// rule applied (base-2 logits).
+  SmallVector<Value> applyMasks(ArrayRef<Value> s, Value kv0, int64_t rt);
   /// Indices of element (row, col) of the broadcasting [B..., Hq, Lq, Lk]
   /// operand `m` (per thread).
   SmallVector<Value> scoreOperandIndices(Value m, Value row, Value col);
@@ -258,10 +307,10 @@ FlashAttentionEmitter::scoreOperandIndices(Value m, Value row, Value col) {
 }
 
 SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
-                                                     Value kv0) {
+                                                     Value kv0, int64_t rt) {
   const double log2e = 1.0 / std::log(2.0);
   Value hidden = pf(kHidden);
-  Value rowBase = add(mul(warp, pc(16)), add(group, t.lift(q0)));
+  Value rowBase = add(tileRow(rt), add(group, t.lift(q0)));
   Value colBase = add(mul(quad, pc(2)), t.lift(kv0));
   SmallVector<Value> out;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -305,11 +354,11 @@ SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
 }
 
 void FlashAttentionEmitter::scoresTF32(SmallVector<Value> &s, Value sQ,
-                                       Value sK, Value buf) {
+                                       Value sK, Value buf, int64_t rt) {
   // m16n8k8 fragments (g = lane / 4, t = lane % 4):
   //   A: a0 = A[g][t], a1 = A[g+8][t], a2 = A[g][t+4], a3 = A[g+8][t+4]
   //   B: b0 = B[t][g], b1 = B[t+4][g]; here B[k][n] = K[key n][k].
-  Value row = add(mul(warp, pc(16)), group);
+  Value row = add(tileRow(rt), group);
   for (int64_t kk = 0; kk < cfg.headDimQK / 8; ++kk) {
     Value col = add(quad, pc(8 * kk));
     SmallVector<Value> a = {loadTF32(sQ, {}, row, col),
@@ -437,22 +486,26 @@ void FlashAttentionEmitter::emit() {
   t.waitGroups(1);
   t.barrier();
 
-  // A-operand fragments of the warp's 16 query rows, one per k step of 16.
-  Value qRow = add(mul(warp, pc(16)), rem(lane, pc(16)));
+  // A-operand fragments of the warp's query rows: row tile rt, k step kk.
+  int64_t numRT = cfg.rowTiles();
   Value qColInStep = mul(div(lane, pc(16)), pc(8));
-  auto loadQ = [&](int64_t kk) {
-    return t.loadMatrix(sQ, {}, qRow, add(qColInStep, pc(16 * kk)), 4,
-                        /*transpose=*/false);
+  auto loadQ = [&](int64_t rt, int64_t kk) {
+    return t.loadMatrix(sQ, {}, add(tileRow(rt), rem(lane, pc(16))),
+                        add(qColInStep, pc(16 * kk)), 4, /*transpose=*/false);
   };
-  SmallVector<SmallVector<PackedReg>> qFrags;
+  SmallVector<SmallVector<SmallVector<PackedReg>>> qFrags(numRT);
   if (cfg.qInRegisters && !cfg.isTF32())
-    for (int64_t kk = 0; kk < d / 16; ++kk)
-      qFrags.push_back(loadQ(kk));
+    for (int64_t rt = 0; rt < numRT; ++rt)
+      for (int64_t kk = 0; kk < d / 16; ++kk)
+        qFrags[rt].push_back(loadQ(rt, kk));
 
-  // Loop state: row maxima (rows g, g+8), partial row sums, O accumulators.
+  // Loop state, per row tile: row maxima (rows g, g+8), partial row sums;
+  // then the O accumulators of every row tile.
   int64_t sTiles = bn / 8, oTiles = dv / 8;
-  SmallVector<Value> inits = {pf(kHidden), pf(kHidden), pf(0.0), pf(0.0)};
-  for (int64_t i = 0; i < oTiles * 4; ++i)
+  SmallVector<Value> inits;
+  for (int64_t rt = 0; rt < numRT; ++rt)
+    inits.append({pf(kHidden), pf(kHidden), pf(0.0), pf(0.0)});
+  for (int64_t i = 0; i < numRT * oTiles * 4; ++i)
     inits.push_back(pf(0.0));
   auto loop = scf::ForOp::create(b, loc, ci(0), numKV, ci(1), inits);
   {
@@ -477,25 +530,33 @@ void FlashAttentionEmitter::emit() {
     t.waitGroups(1);
     t.barrier();
 
-    // S = Q K^T: 16 rows x bn keys per warp, as sTiles m16n8 tiles.
-    SmallVector<Value> s(sTiles * 4, pf(0.0));
+    // S = Q K^T: per row tile, 16 rows x bn keys as sTiles m16n8 tiles. Each
+    // K fragment feeds the mma of every row tile.
+    SmallVector<SmallVector<Value>> s(numRT,
+                                      SmallVector<Value>(sTiles * 4, pf(0.0)));
     if (cfg.isTF32()) {
-      scoresTF32(s, sQ, sK, buf);
+      for (int64_t rt = 0; rt < numRT; ++rt)
+        scoresTF32(s[rt], sQ, sK, buf, rt);
     } else {
       Value kRow = add(mul(div(lane, pc(16)), pc(8)), rem(lane, pc(8)));
       Value kCol = mul(rem(div(lane, pc(8)), pc(2)), pc(8));
       for (int64_t kk = 0; kk < d / 16; ++kk) {
-        SmallVector<PackedReg> a = cfg.qInRegisters ? qFrags[kk] : loadQ(kk);
+        SmallVector<SmallVector<PackedReg>> a;
+        for (int64_t rt = 0; rt < numRT; ++rt)
+          a.push_back(cfg.qInRegisters ? qFrags[rt][kk] : loadQ(rt, kk));
         for (int64_t np = 0; np < sTiles / 2; ++np) {
           SmallVector<PackedReg> kf =
               t.loadMatrix(sK, {buf}, add(kRow, pc(16 * np)),
                            add(kCol, pc(16 * kk)), 4, /*transpose=*/false);
           for (int64_t h = 0; h < 2; ++h) {
             int64_t nt = 2 * np + h;
-            std::array<Value, 4> r = t.mma(a, {kf[2 * h], kf[2 * h + 1]},
-                                           ArrayRef<Value>(s).slice(4 * nt, 4));
-            for (int i = 0; i < 4; ++i)
-              s[4 * nt + i] = r[i];
+            for (int64_t rt = 0; rt < numRT; ++rt) {
+              std::array<Value, 4> r =
+                  t.mma(a[rt], {kf[2 * h], kf[2 * h + 1]},
+                        ArrayRef<Value>(s[rt]).slice(4 * nt, 4));
+              for (int i = 0; i < 4; ++i)
+                s[rt][4 * nt + i] = r[i];
+            }
           }
         }
       }
@@ -503,11 +564,13 @@ void FlashAttentionEmitter::emit() {
 
     // Base-2 logits; masks where needed.
     Value scaleLog2 = pf(cfg.scale * log2e);
-    for (Value &x : s)
-      x = fmul(x, scaleLog2);
+    for (SmallVector<Value> &tile : s)
+      for (Value &x : tile)
+        x = fmul(x, scaleLog2);
     Value kv0 = mul(j, ci(bn));
     if (ops.mask || ops.bias) {
-      s = applyMasks(s, kv0);
+      for (int64_t rt = 0; rt < numRT; ++rt)
+        s[rt] = applyMasks(s[rt], kv0, rt);
     } else {
       // Only the blocks crossing the end of the keys or the diagonal.
       Value blockEnd = add(kv0, ci(bn));
@@ -518,68 +581,87 @@ void FlashAttentionEmitter::emit() {
                             add(q0, diagOffset));
         needMask = arith::OrIOp::create(b, loc, needMask, crosses);
       }
-      SmallVector<Type> types(s.size(), t.perThreadType(f32));
+      SmallVector<Type> types(numRT * sTiles * 4, t.perThreadType(f32));
       auto ifOp = scf::IfOp::create(b, loc, types, needMask,
                                     /*withElseRegion=*/true);
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
-        scf::YieldOp::create(b, loc, applyMasks(s, kv0));
+        SmallVector<Value> masked, plain;
+        for (int64_t rt = 0; rt < numRT; ++rt) {
+          masked.append(applyMasks(s[rt], kv0, rt));
+          plain.append(s[rt]);
+        }
+        scf::YieldOp::create(b, loc, masked);
         b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(b, loc, s);
+        scf::YieldOp::create(b, loc, plain);
       }
-      s = SmallVector<Value>(ifOp.getResults());
+      for (int64_t rt = 0; rt < numRT; ++rt)
+        s[rt].assign(ifOp.getResults().begin() + rt * sTiles * 4,
+                     ifOp.getResults().begin() + (rt + 1) * sTiles * 4);
     }
 
-    // Online softmax.
-    SmallVector<Value> m(state.begin(), state.begin() + 2);
-    SmallVector<Value> l(state.begin() + 2, state.begin() + 4);
-    SmallVector<Value> acc(state.begin() + 4, state.end());
-    Value alpha[2], mNew[2];
-    for (int h = 0; h < 2; ++h) {
-      Value mx = s[2 * h];
-      for (int64_t nt = 0; nt < sTiles; ++nt)
-        for (int e = 0; e < 2; ++e)
-          mx = fmax(mx, s[4 * nt + 2 * h + e]);
-      mx = fmax(mx, t.shuffleXor(mx, 1));
-      mx = fmax(mx, t.shuffleXor(mx, 2));
-      mNew[h] = fmax(m[h], mx);
-      alpha[h] = exp2(arith::SubFOp::create(b, loc, m[h], mNew[h]));
+    // Online softmax, per row tile.
+    SmallVector<Value> yield;
+    SmallVector<SmallVector<Value>> acc(numRT);
+    for (int64_t rt = 0; rt < numRT; ++rt) {
+      ValueRange st = state.slice(4 * rt, 4);
+      acc[rt].assign(state.begin() + 4 * numRT + rt * oTiles * 4,
+                     state.begin() + 4 * numRT + (rt + 1) * oTiles * 4);
+      Value alpha[2], mNew[2];
+      for (int h = 0; h < 2; ++h) {
+        Value mx = s[rt][2 * h];
+        for (int64_t nt = 0; nt < sTiles; ++nt)
+          for (int e = 0; e < 2; ++e)
+            mx = fmax(mx, s[rt][4 * nt + 2 * h + e]);
+        mx = fmax(mx, t.shuffleXor(mx, 1));
+        mx = fmax(mx, t.shuffleXor(mx, 2));
+        mNew[h] = fmax(st[h], mx);
+        alpha[h] = exp2(arith::SubFOp::create(b, loc, st[h], mNew[h]));
+      }
+      Value rowSum[2] = {pf(0.0), pf(0.0)};
+      for (size_t i = 0; i < s[rt].size(); ++i) {
+        int h = (i % 4) / 2;
+        s[rt][i] = exp2(arith::SubFOp::create(b, loc, s[rt][i], mNew[h]));
+        rowSum[h] = fadd(rowSum[h], s[rt][i]);
+      }
+      for (size_t i = 0; i < acc[rt].size(); ++i)
+        acc[rt][i] = fmul(acc[rt][i], alpha[(i % 4) / 2]);
+      yield.append({mNew[0], mNew[1]});
+      for (int h = 0; h < 2; ++h)
+        yield.push_back(fadd(fmul(st[2 + h], alpha[h]), rowSum[h]));
     }
-    SmallVector<Value> rowSum = {pf(0.0), pf(0.0)};
-    for (size_t i = 0; i < s.size(); ++i) {
-      int h = (i % 4) / 2;
-      s[i] = exp2(arith::SubFOp::create(b, loc, s[i], mNew[h]));
-      rowSum[h] = fadd(rowSum[h], s[i]);
-    }
-    for (int h = 0; h < 2; ++h)
-      l[h] = fadd(fmul(l[h], alpha[h]), rowSum[h]);
-    for (size_t i = 0; i < acc.size(); ++i)
-      acc[i] = fmul(acc[i], alpha[(i % 4) / 2]);
 
     if (cfg.isTF32()) {
-      accumulatePVTF32(acc, s, sV, buf);
+      for (int64_t rt = 0; rt < numRT; ++rt)
+        accumulatePVTF32(acc[rt], s[rt], sV, buf);
     } else {
       // O += P V: the S accumulators of key tiles 2kk and 2kk+1 are the A
-      // operand of k step kk.
+      // operand of k step kk. Each V fragment feeds every row tile.
       Value vRow =
           add(mul(rem(div(lane, pc(8)), pc(2)), pc(8)), rem(lane, pc(8)));
       Value vCol = mul(div(lane, pc(16)), pc(8));
       for (int64_t kk = 0; kk < bn / 16; ++kk) {
-        const Value *p0 = &s[4 * (2 * kk)], *p1 = &s[4 * (2 * kk + 1)];
-        SmallVector<PackedReg> a = {t.pack(p0[0], p0[1]), t.pack(p0[2], p0[3]),
-                                    t.pack(p1[0], p1[1]), t.pack(p1[2], p1[3])};
+        SmallVector<SmallVector<PackedReg>> a;
+        for (int64_t rt = 0; rt < numRT; ++rt) {
+          const Value *p0 = &s[rt][4 * (2 * kk)];
+          const Value *p1 = &s[rt][4 * (2 * kk + 1)];
+          a.push_back({t.pack(p0[0], p0[1]), t.pack(p0[2], p0[3]),
+                       t.pack(p1[0], p1[1]), t.pack(p1[2], p1[3])});
+        }
         for (int64_t np = 0; np < oTiles / 2; ++np) {
           SmallVector<PackedReg> vf =
               t.loadMatrix(sV, {buf}, add(vRow, pc(16 * kk)),
                            add(vCol, pc(16 * np)), 4, /*transpose=*/true);
           for (int64_t h = 0; h < 2; ++h) {
             int64_t nt = 2 * np + h;
-            std::array<Value, 4> r =
-                t.mma(a, {vf[2 * h], vf[2 * h + 1]},
-                      ArrayRef<Value>(acc).slice(4 * nt, 4));
-            for (int i = 0; i < 4; ++i)
-              acc[4 * nt + i] = r[i];
+            for (int64_t rt = 0; rt < numRT; ++rt) {
+              std::array<Value, 4> r =
+                  t.mma(a[rt], {vf[2 * h], vf[2 * h + 1]},
+                        ArrayRef<Value>(acc[rt]).slice(4 * nt, 4));
+              for (int i = 0; i < 4; ++i)
+                acc[rt][4 * nt + i] = r[i];
+            }
           }
         }
       }
@@ -587,46 +669,49 @@ void FlashAttentionEmitter::emit() {
     // Block j's buffers are overwritten by the prefetch of iteration j + 1.
     t.barrier();
 
-    SmallVector<Value> yield(mNew, mNew + 2);
-    yield.append(l);
-    yield.append(acc);
+    for (SmallVector<Value> &tile : acc)
+      yield.append(tile);
     scf::YieldOp::create(b, loc, yield);
   }
   t.waitGroups(0);
 
   // Epilogue: full row sums, one division per row, hidden rows write 0.
   ValueRange res = loop.getResults();
-  Value inv[2];
-  for (int h = 0; h < 2; ++h) {
-    Value sum = res[2 + h];
-    sum = fadd(sum, t.shuffleXor(sum, 1));
-    sum = fadd(sum, t.shuffleXor(sum, 2));
-    Value hiddenRow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE,
-                                            res[h], pf(kHidden));
-    inv[h] =
-        sel(hiddenRow, pf(0.0), arith::DivFOp::create(b, loc, pf(1.0), sum));
-  }
   Type outElem = cast<MemRefType>(ops.out.getType()).getElementType();
-  Value rowBase = add(mul(warp, pc(16)), add(group, t.lift(q0)));
-  // Each thread writes two adjacent columns of rows g and g + 8 per tile.
-  for (int64_t nt = 0; nt < oTiles; ++nt) {
+  for (int64_t rt = 0; rt < numRT; ++rt) {
+    ValueRange st = res.slice(4 * rt, 4);
+    ValueRange o = res.slice(4 * numRT + rt * oTiles * 4, oTiles * 4);
+    Value inv[2];
     for (int h = 0; h < 2; ++h) {
-      Value row = add(rowBase, pc(8 * h));
-      Value col = add(mul(quad, pc(2)), pc(8 * nt));
-      Value pair[2];
-      for (int e = 0; e < 2; ++e) {
-        pair[e] = fmul(res[4 + 4 * nt + 2 * h + e], inv[h]);
-        if (!outElem.isF32())
-          pair[e] = arith::TruncFOp::create(b, loc, t.perThreadType(outElem),
-                                            pair[e]);
+      Value sum = st[2 + h];
+      sum = fadd(sum, t.shuffleXor(sum, 1));
+      sum = fadd(sum, t.shuffleXor(sum, 2));
+      Value hiddenRow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE,
+                                              st[h], pf(kHidden));
+      inv[h] =
+          sel(hiddenRow, pf(0.0), arith::DivFOp::create(b, loc, pf(1.0), sum));
+    }
+    Value rowBase = add(tileRow(rt), add(group, t.lift(q0)));
+    // Each thread writes two adjacent columns of rows g and g + 8 per tile.
+    for (int64_t nt = 0; nt < oTiles; ++nt) {
+      for (int h = 0; h < 2; ++h) {
+        Value row = add(rowBase, pc(8 * h));
+        Value col = add(mul(quad, pc(2)), pc(8 * nt));
+        Value pair[2];
+        for (int e = 0; e < 2; ++e) {
+          pair[e] = fmul(o[4 * nt + 2 * h + e], inv[h]);
+          if (!outElem.isF32())
+            pair[e] = arith::TruncFOp::create(b, loc, t.perThreadType(outElem),
+                                              pair[e]);
+        }
+        SmallVector<Value> idx;
+        for (Value p : qPrefix)
+          idx.push_back(t.lift(p));
+        idx.push_back(row);
+        idx.push_back(col);
+        t.storePair(pair[0], pair[1], ops.out, idx,
+                    cmp(arith::CmpIPredicate::slt, row, t.lift(lq)));
       }
-      SmallVector<Value> idx;
-      for (Value p : qPrefix)
-        idx.push_back(t.lift(p));
-      idx.push_back(row);
-      idx.push_back(col);
-      t.storePair(pair[0], pair[1], ops.out, idx,
-                  cmp(arith::CmpIPredicate::slt, row, t.lift(lq)));
     }
   }
 }

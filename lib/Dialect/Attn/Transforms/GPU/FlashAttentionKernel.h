@@ -17,7 +17,8 @@ namespace gpu_kernel {
 
 /// The compile-time shape of one kernel variant.
 struct FlashKernelConfig {
-  /// Query rows per block: 16 per warp.
+  /// Query rows per block: each of the 4 warps owns blockQ / 4 consecutive
+  /// rows, as blockQ / 64 m16 row tiles of mma.sync.
   int64_t blockQ = 64;
   /// Keys per step of the K/V loop.
   int64_t blockKV = 64;
@@ -35,6 +36,10 @@ struct FlashKernelConfig {
   std::optional<CausalAlignment> causal;
 
   bool isTF32() const { return elemType.isF32(); }
+  /// m16 row tiles per warp. Two halve the shared-memory fragment loads per
+  /// mma (each K/V fragment feeds both) and the K/V traffic per query row.
+  int64_t rowTiles() const { return blockQ / 64; }
+  int64_t rowsPerWarp() const { return blockQ / 4; }
   int64_t elemBytes() const { return isTF32() ? 4 : 2; }
   /// Shared-memory row padding, in elements, so that the rows a warp reads
   /// at once start in different banks: 16 bytes for ldmatrix's 8 rows of
@@ -57,9 +62,15 @@ struct FlashKernelConfig {
   }
 };
 
+/// Tile sizes asked for by the user; 0 picks the default for the op.
+struct FlashTileRequest {
+  int64_t blockQ = 0, blockKV = 0;
+};
+
 /// The kernel variant for `op`, or failure with the reason in `why` when the
-/// GPU lowering does not handle it.
+/// GPU lowering does not handle it (or the requested tiles are invalid).
 FailureOr<FlashKernelConfig> getFlashKernelConfig(AttentionOp op,
+                                                  const FlashTileRequest &tiles,
                                                   std::string &why);
 
 /// The memref operands of one attention, as the kernel reads them.
