@@ -29,7 +29,7 @@ if [ "$emulate" != 1 ] && [ ! -f "$runtime" ]; then
 fi
 
 if [ "$emulate" = 1 ]; then
-  only=${ATTN_GPU_VARIANTS:-'^(bf16_d64|f16_d64_mask_bias|f32_d64_causal|f16_d64_dv128_causal_mask)$'}
+  only=${ATTN_GPU_VARIANTS:-'^(bf16_d64|bf16_d64_q64kv64|f16_d64_mask_bias|f32_d64_causal|f16_d64_dv128_causal_mask)$'}
   opt=-O0
 else
   only=${ATTN_GPU_VARIANTS:-}
@@ -38,10 +38,11 @@ fi
 /usr/bin/python3 "$src/test/lib/gpu_variants.py" "$out/src" "$only" >/dev/null
 for mlir in "$out"/src/*.mlir; do
   name=$(basename "$mlir" .mlir)
+  tiles=$(cat "$out/src/$name.tiles")
   if [ "$emulate" = 1 ]; then
-    pipeline=--attn-gpu-emulation-pipeline
+    pipeline="--attn-gpu-emulation-pipeline=$tiles"
   else
-    pipeline="--attn-gpu-pipeline=chip=$chip format=bin"
+    pipeline="--attn-gpu-pipeline=chip=$chip format=bin $tiles"
   fi
   "$build/bin/attn-opt" "$mlir" "$pipeline" -o "$out/obj/$name.llvm.mlir"
   "$llvm/mlir-translate" --mlir-to-llvmir "$out/obj/$name.llvm.mlir" \
@@ -51,7 +52,7 @@ for mlir in "$out"/src/*.mlir; do
   [ "$emulate" = 1 ] && continue
   # The PTX of the same kernel, for the record and for ptxas -v.
   "$build/bin/attn-opt" "$mlir" \
-    --attn-gpu-pipeline="chip=$chip format=isa" -o "$out/obj/$name.isa.mlir"
+    --attn-gpu-pipeline="chip=$chip format=isa $tiles" -o "$out/obj/$name.isa.mlir"
   /usr/bin/python3 "$src/test/lib/gpu_binary.py" "$out/obj/$name.isa.mlir" \
     "$out/ptx" >/dev/null
 done
@@ -77,6 +78,9 @@ clang-22 -O2 -I"$out/obj" "$src/bench/gpu/driver.c" "$out"/obj/*.o \
 /usr/bin/python3 "$src/test/lib/ptxas_check.py" --attn-opt "$build/bin/attn-opt" \
   --ptxas "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" --chip "$chip" \
   >"$out/ptxas-resources.txt"
+# Static instruction mix of each kernel's K/V step.
+/usr/bin/python3 "$src/bench/gpu/ptx_loop_stats.py" "$out/ptx" \
+  >"$out/ptx-loop-stats.txt"
 cp "$out/src/variants.json" "$out/variants.json"
 cp "$src/bench/gpu/device_check.py" "$out/"
 (cd "$src" && git rev-parse HEAD 2>/dev/null || echo unknown) >"$out/commit.txt"

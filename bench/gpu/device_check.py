@@ -15,7 +15,8 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    synchronous calls of the AOT executable) against
    torch.nn.functional.scaled_dot_product_attention with the flash and
    cuDNN backends (CUDA events, warm-up, median of ITERS), as TFLOP/s and
-   ratios. Writes table.md, results.json and raw timings to OUT_DIR.
+   ratios. Every built tile alternative of a benchmarked variant (names
+   with a _q<rows>kv<keys> suffix) is timed next to the default tiles. Writes table.md, results.json and raw timings to OUT_DIR.
 """
 
 from __future__ import annotations
@@ -199,14 +200,18 @@ def main() -> int:
     rows = []
     for b, L, d in bench:
         for causal in (False, True):
-            name = f"bf16_d{d}" + ("_causal" if causal else "")
-            if name not in variants:
+            base = f"bf16_d{d}" + ("_causal" if causal else "")
+            # The default tiles first, then the tile alternatives.
+            names = sorted((n for n, v in variants.items()
+                            if v.get("base", n) == base),
+                           key=lambda n: (n != base, n))
+            if not names:
                 rows.append({"B": b, "H": "-", "L": L, "D": d,
-                             "causal": causal,
-                             "ours_error": f"variant {name} not built"})
+                             "causal": causal, "tiles": "-",
+                             "ours_error": f"variant {base} not built"})
                 print(json.dumps(rows[-1]), flush=True)
                 continue
-            v = variants[name]
+            v = variants[names[0]]
             h = v["heads"]
             flops = 4.0 * b * h * L * L * d * (0.5 if causal else 1.0)
             gen = torch.Generator().manual_seed(5)
@@ -214,29 +219,39 @@ def main() -> int:
             os.makedirs(work, exist_ok=True)
             for n, t in (("q", q), ("k", k), ("v", vv)):
                 write(os.path.join(work, n + ".bin"), t)
-            row = {"B": b, "H": h, "L": L, "D": d, "causal": causal}
-            try:
-                run_driver(art, name, b, L, L, work, args.iters)
-                ours = [float(x) for x in open(
-                    os.path.join(work, "times_ms.txt")).read().split()]
-                row["ours_ms"] = statistics.median(ours)
-                row["ours_raw_ms"] = ours
-            except RuntimeError as e:
-                row["ours_error"] = str(e)[-1000:]
+            sdpa = {}
             qd, kd, vd = (t.to(args.device) for t in (q, k, vv))
             for be in ("flash", "cudnn"):
                 try:
                     ts = time_sdpa(qd, kd, vd, causal, be, args.iters)
-                    row[f"{be}_ms"] = statistics.median(ts)
-                    row[f"{be}_raw_ms"] = ts
+                    sdpa[f"{be}_ms"] = statistics.median(ts)
+                    sdpa[f"{be}_raw_ms"] = ts
                 except Exception as e:  # backend unavailable for the shape
-                    row[f"{be}_error"] = str(e)[-300:]
-            for key in ("ours", "flash", "cudnn"):
-                if f"{key}_ms" in row:
-                    row[f"{key}_tflops"] = flops / (row[f"{key}_ms"] * 1e-3) / 1e12
-            rows.append(row)
-            print(json.dumps({k: x for k, x in row.items()
-                              if not k.endswith("raw_ms")}), flush=True)
+                    sdpa[f"{be}_error"] = str(e)[-300:]
+            del qd, kd, vd
+            for name in names:
+                tv = variants[name]
+                tiles = (f"{tv['block_q'] or 'def'}x{tv['block_kv'] or 'def'}"
+                         if tv.get("block_q") or tv.get("block_kv")
+                         else "default")
+                row = {"B": b, "H": h, "L": L, "D": d, "causal": causal,
+                       "variant": name, "tiles": tiles}
+                try:
+                    run_driver(art, name, b, L, L, work, args.iters)
+                    ours = [float(x) for x in open(
+                        os.path.join(work, "times_ms.txt")).read().split()]
+                    row["ours_ms"] = statistics.median(ours)
+                    row["ours_raw_ms"] = ours
+                except RuntimeError as e:
+                    row["ours_error"] = str(e)[-1000:]
+                row.update(sdpa)
+                for key in ("ours", "flash", "cudnn"):
+                    if f"{key}_ms" in row:
+                        row[f"{key}_tflops"] = (
+                            flops / (row[f"{key}_ms"] * 1e-3) / 1e12)
+                rows.append(row)
+                print(json.dumps({k: x for k, x in row.items()
+                                  if not k.endswith("raw_ms")}), flush=True)
     results["timing"] = rows
 
     def f(row, key, fmt="{:.1f}"):
@@ -248,9 +263,9 @@ def main() -> int:
              f"Correctness: {len(results['correctness']) - failed} of "
              f"{len(results['correctness'])} variant/shape runs pass.",
              "",
-             "| B | H | L | D | causal | ours ms | ours TFLOP/s | flash TFLOP/s"
-             " | cuDNN TFLOP/s | ours/flash | ours/cuDNN |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| B | H | L | D | causal | tiles | ours ms | ours TFLOP/s |"
+             " flash TFLOP/s | cuDNN TFLOP/s | ours/flash | ours/cuDNN |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         rf = (f"{r['ours_tflops'] / r['flash_tflops']:.2f}"
               if "ours_tflops" in r and "flash_tflops" in r else "-")
@@ -258,7 +273,7 @@ def main() -> int:
               if "ours_tflops" in r and "cudnn_tflops" in r else "-")
         lines.append(
             f"| {r['B']} | {r['H']} | {r['L']} | {r['D']} | {r['causal']} | "
-            f"{f(r, 'ours_ms', '{:.3f}')} | {f(r, 'ours_tflops')} | "
+            f"{r['tiles']} | {f(r, 'ours_ms', '{:.3f}')} | {f(r, 'ours_tflops')} | "
             f"{f(r, 'flash_tflops')} | {f(r, 'cudnn_tflops')} | {rf} | {rc} |")
     table = "\n".join(lines) + "\n"
     print(table)

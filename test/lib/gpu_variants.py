@@ -7,8 +7,9 @@ batch and sequence lengths (one kernel serves every B, Lq, Lk):
     func.func @attn_<name>(%q: memref<?xHxLqxD>, %k, %v[, %mask][, %bias], %out)
 
 ``python3 gpu_variants.py OUTDIR [REGEX]`` writes one ``<name>.mlir`` per
-variant (those whose name matches REGEX), ``variants.json`` (name -> dtype,
-heads, head dims, causal, mask, bias) and ``variants.inc`` (the table of
+variant (those whose name matches REGEX) with its tile options in
+``<name>.tiles``, ``variants.json`` (name -> dtype, heads, head dims,
+causal, mask, bias, tiles, base name) and ``variants.inc`` (the table of
 bench/gpu/driver.c).
 """
 
@@ -32,6 +33,21 @@ class Variant:
     mask: bool = False  # bool key-padding mask [B, 1, 1, Lk]
     bias: bool = False  # f32 bias [1, H, Lq, Lk]
     hkv: int = HEADS
+    # Kernel tiles (--attn-gpu-pipeline="block-q= block-kv="); 0: the
+    # compiler's default. Variants with explicit tiles are the alternatives
+    # that the device check times next to the defaults.
+    block_q: int = 0
+    block_kv: int = 0
+
+    @property
+    def tiles(self) -> str:
+        """The pipeline options that select the tiles ('' for defaults)."""
+        opts = []
+        if self.block_q:
+            opts.append(f"block-q={self.block_q}")
+        if self.block_kv:
+            opts.append(f"block-kv={self.block_kv}")
+        return " ".join(opts)
 
     @property
     def name(self) -> str:
@@ -47,7 +63,15 @@ class Variant:
             parts.append("mask")
         if self.bias:
             parts.append("bias")
+        if self.block_q or self.block_kv:
+            parts.append(f"q{self.block_q or 'def'}kv{self.block_kv or 'def'}")
         return "_".join(parts)
+
+    @property
+    def base_name(self) -> str:
+        """The name without the tile suffix: what the variant computes."""
+        return Variant(self.dtype, self.d, self.dv, self.causal, self.mask,
+                       self.bias, self.hkv).name
 
 
 def all_variants(only: str = "") -> list[Variant]:
@@ -67,6 +91,13 @@ def _variants() -> list[Variant]:
     out.append(Variant("f16", 64, 128, causal="top_left", mask=True))
     out.append(Variant("f32", 64, 64, causal="top_left"))
     out.append(Variant("f32", 128, 128, mask=True, bias=True))
+    # Tile alternatives at the benchmark's bf16 shapes: one row tile per
+    # warp (the defaults before two row tiles), and 32-key blocks at D=128.
+    for d in (64, 128):
+        for causal in ("", "top_left"):
+            out.append(Variant("bf16", d, d, causal=causal, block_q=64,
+                               block_kv=64))
+    out.append(Variant("bf16", 128, 128, block_q=128, block_kv=32))
     return out
 
 
@@ -126,7 +157,9 @@ def main() -> int:
     for v in variants:
         with open(os.path.join(out, v.name + ".mlir"), "w") as f:
             f.write(module_text(v))
-        manifest[v.name] = dict(asdict(v), heads=HEADS)
+        with open(os.path.join(out, v.name + ".tiles"), "w") as f:
+            f.write(v.tiles + "\n")
+        manifest[v.name] = dict(asdict(v), heads=HEADS, base=v.base_name)
     with open(os.path.join(out, "variants.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     with open(os.path.join(out, "variants.inc"), "w") as f:

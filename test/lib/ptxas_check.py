@@ -42,7 +42,7 @@ def main() -> int:
             out = subprocess.run(
                 [args.attn_opt, src,
                  f"--attn-gpu-pipeline=chip={args.chip} "
-                 f"features={args.features} format=isa"],
+                 f"features={args.features} format=isa {v.tiles}"],
                 capture_output=True, text=True)
             if out.returncode != 0:
                 print(f"{v.name}: attn-opt failed\n{out.stderr}")
