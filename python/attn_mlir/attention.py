@@ -331,13 +331,14 @@ class CompiledKernel:
         return self.binary.decode()
 
 
-def _compile_cuda(text, signature, chip, fmt, context):
+def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, context):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
             f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
     module = context.parse(text)
     module.verify()
-    module.run(f"attn-gpu-pipeline{{chip={chip} format={fmt}}}")
+    module.run(f"attn-gpu-pipeline{{chip={chip} format={fmt} "
+               f"block-q={int(block_q)} block-kv={int(block_kv)}}}")
     host = str(module)
     objects = gpu_binary.extract(host)
     if not objects:
@@ -361,6 +362,8 @@ def compile_attention(
     context=None,
     chip="sm_90",
     binary_format="bin",
+    block_q=0,
+    block_kv=0,
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
     element type ("f32", "f16", "bf16"), scale (default 1/sqrt(Dqk)), causal
@@ -372,7 +375,9 @@ def compile_attention(
     (--attn-gpu-pipeline) for `chip` as a cubin (binary_format="bin"), PTX
     ("isa") or fatbin, plus the host code (LLVM dialect) that launches it
     through the mgpu* runtime (libattn_cuda_runtime). f16/bf16 inputs run
-    on mma.sync m16n8k16, f32 on the slower TF32 path.
+    on mma.sync m16n8k16, f32 on the slower TF32 path. block_q (64 or 128
+    query rows per block) and block_kv (keys per step) override the
+    kernel's default tiles; 0 keeps them (docs/gpu.md).
     Invalid shapes or flags raise MLIRError with the op verifier's message.
     """
     if target not in ("cpu", "cuda"):
@@ -390,8 +395,8 @@ def compile_attention(
         bias_dtype,
     )
     if target == "cuda":
-        return _compile_cuda(text, signature, chip, binary_format,
-                             context or Context())
+        return _compile_cuda(text, signature, chip, binary_format, block_q,
+                             block_kv, context or Context())
     context = context or Context()
     module = context.parse(text)
     module.verify()

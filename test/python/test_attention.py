@@ -153,6 +153,22 @@ def test_cuda_target_takes_f32_through_tf32():
     assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in kernel.ptx
 
 
+def test_cuda_target_takes_tile_sizes():
+    shape = (1, 2, 100, 64)
+    default = attn_mlir.compile_attention(shape, shape, shape, dtype="f16",
+                                          target="cuda", binary_format="isa")
+    small = attn_mlir.compile_attention(shape, shape, shape, dtype="f16",
+                                        target="cuda", binary_format="isa",
+                                        block_q=64, block_kv=32)
+    # Dynamic shared memory of the launch: Q + 2 K + 2 V blocks, rows of
+    # 64 + 8 f16 elements: 128 x 64 tiles by default, 64 x 32 asked for.
+    assert "llvm.mlir.constant(55296 : i32)" in default.host_llvm
+    assert "llvm.mlir.constant(27648 : i32)" in small.host_llvm
+    with pytest.raises(MLIRError, match="block-q must be 64 or 128"):
+        attn_mlir.compile_attention(shape, shape, shape, dtype="f16",
+                                    target="cuda", block_q=96)
+
+
 def test_cuda_target_reports_unsupported_head_dims():
     shape = (1, 2, 64, 40)
     with pytest.raises(MLIRError, match="multiples of 16"):
