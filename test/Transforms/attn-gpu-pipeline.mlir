@@ -9,6 +9,8 @@
 //
 // The same for sm_80 (PTX 7.0).
 // RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_80 features=+ptx70 format=isa" | FileCheck %s --check-prefix=SM80
+// And for sm_90a (the arch-specific Hopper target), to a cubin.
+// RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_90a format=bin" | FileCheck %s --check-prefix=SM90A
 //
 // The pass pipeline before the NVVM lowering: the generic scaling q is gone,
 // the result is a gpu.alloc.
@@ -36,6 +38,8 @@
 
 // SM80: chip = "sm_80"
 // SM80-SAME: .target sm_80
+
+// SM90A: gpu.binary @sdpa_kernel  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, properties = {{.*}}, bin = "
 
 // STAGES-LABEL: func.func @sdpa(
 // STAGES-SAME: %[[Q:[a-z0-9]+]]: memref<2x8x256x64xf16>
