@@ -7,6 +7,9 @@
 // CHECK-LABEL: func.func @causal_f16_d64
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c8, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c55296_i32
 // CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// Causal: the heaviest query blocks first (block x -> ceil(Lq/128) - 1 - x).
+// CHECK: %[[BX:.*]] = gpu.block_id  x
+// CHECK: arith.subi %c0, %[[BX]] : index
 // CHECK: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>

@@ -422,6 +422,14 @@ void FlashAttentionEmitter::emit() {
 
   // Uniform coordinates of the block.
   Value qBlock = t.blockId(0);
+  if (cfg.causal) {
+    // Causal work grows with the query block: launch the heaviest blocks
+    // first (x varies fastest in launch order) so the last wave is short.
+    Value numQBlocks =
+        arith::CeilDivUIOp::create(b, loc, dim(ops.query, rank - 2), ci(bm));
+    qBlock = arith::SubIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, numQBlocks, ci(1)), qBlock);
+  }
   head = t.blockId(1);
   Value batchLinear = t.blockId(2);
   batchIdx.assign(numBatch, Value());
