@@ -2,6 +2,9 @@
 // their validation (a located error at the op).
 // RUN: attn-opt %s --attn-to-gpu="block-q=64 block-kv=32" --canonicalize --cse | FileCheck %s
 // RUN: attn-opt %s --attn-gpu-pipeline="block-q=64 block-kv=32 format=isa" | FileCheck %s --check-prefix=PIPE
+// Two emulated ops in one module share the helpers their types allow and
+// get distinct names for the others (the fuzzer found clashing names).
+// RUN: attn-opt %s --attn-to-gpu=emulate | FileCheck %s --check-prefix=EMU
 // RUN: not attn-opt %s --attn-to-gpu="block-q=96" 2>&1 | FileCheck %s --check-prefix=BADQ
 // RUN: not attn-opt %s --attn-to-gpu="block-kv=24" 2>&1 | FileCheck %s --check-prefix=BADKV
 // RUN: not attn-opt %s --attn-to-gpu="block-kv=256" 2>&1 | FileCheck %s --check-prefix=BADKV2
@@ -45,6 +48,15 @@ func.func @f16_d64(%q: memref<1x4x100x64xf16>, %k: memref<1x4x100x64xf16>,
       outs(%o : memref<1x4x100x64xf16>) scale = 0.125
   return
 }
+
+// EMU-LABEL: func.func @f16_d64
+// EMU: call @__attn_emu_mma_0
+// EMU: call @__attn_emu_store_0({{.*}}) : (vector<128xf16>, memref<1x4x100x64xf16>
+// EMU-LABEL: func.func @f16_d256
+// EMU: call @__attn_emu_mma_0
+// EMU: call @__attn_emu_store_1({{.*}}) : (vector<128xf16>, memref<1x4x100x256xf16>
+// EMU-DAG: func.func private @__attn_emu_store_0({{.*}}: memref<1x4x100x64xf16>
+// EMU-DAG: func.func private @__attn_emu_store_1({{.*}}: memref<1x4x100x256xf16>
 
 // 128 rows by 128 keys of D = 256 need 128x264 + 2 x 2 x 128x264 f16
 // elements: more shared memory than a block has.

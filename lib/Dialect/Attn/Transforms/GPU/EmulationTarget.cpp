@@ -344,7 +344,10 @@ private:
   using OutlinedBody = llvm::function_ref<SmallVector<Value>(ValueRange)>;
   /// Calls a private function that does what `body` builds, creating it
   /// the first time: one copy of each lane loop per module keeps the
-  /// emulation small enough for LLVM to compile quickly.
+  /// emulation small enough for LLVM to compile quickly. The body depends
+  /// only on `kind` and the function type, which together are the key; the
+  /// functions carry it, so that the emulations of several attention ops
+  /// in one module share them instead of clashing on names.
   SmallVector<Value> outlined(const std::string &kind, ValueRange args,
                               TypeRange results, OutlinedBody body) {
     auto fnType = b.getFunctionType(TypeRange(args), results);
@@ -353,17 +356,23 @@ private:
     os << kind << fnType;
     auto it = outlinedFns.find(key);
     func::FuncOp fn;
+    ModuleOp module =
+        b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
     if (it != outlinedFns.end()) {
       fn = it->second;
+    } else if ((fn = findHelper(module, key))) {
+      outlinedFns[key] = fn;
     } else {
-      ModuleOp module =
-          b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(module.getBody());
-      fn = func::FuncOp::create(b, loc,
-                                "__attn_emu_" + kind + "_" +
-                                    std::to_string(outlinedFns.size()),
-                                fnType);
+      std::string name;
+      for (int n = 0;; ++n) {
+        name = "__attn_emu_" + kind + "_" + std::to_string(n);
+        if (!SymbolTable::lookupSymbolIn(module, name))
+          break;
+      }
+      fn = func::FuncOp::create(b, loc, name, fnType);
+      fn->setAttr(kHelperKeyAttr, b.getStringAttr(key));
       fn.setPrivate();
       // Internal in LLVM too, so that modules with emulated kernels link
       // together.
@@ -377,6 +386,15 @@ private:
     }
     return SmallVector<Value>(
         func::CallOp::create(b, loc, fn, args).getResults());
+  }
+
+  static constexpr llvm::StringLiteral kHelperKeyAttr = "attn.emulation_helper";
+  static func::FuncOp findHelper(ModuleOp module, StringRef key) {
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (auto attr = fn->getAttrOfType<StringAttr>(kHelperKeyAttr))
+        if (attr.getValue() == key)
+          return fn;
+    return {};
   }
 
   /// The register (an f32 vector over lanes) holding an A element of row
