@@ -84,9 +84,10 @@ struct AttnGPUPipelineOptions
       llvm::cl::desc("Extra options for ptxas (e.g. -v)"), llvm::cl::init("")};
   PassOptions::Option<bool> shortPointers{
       *this, "short-pointers",
-      llvm::cl::desc("32-bit shared/local/const pointers in the kernels "
-                     "(sets LLVM's process-wide -nvptx-short-ptr, as clang's "
-                     "-fcuda-short-ptr does)"),
+      llvm::cl::desc("32-bit shared/local/const pointers in the kernels: "
+                     "turns on LLVM's process-wide -nvptx-short-ptr, as "
+                     "clang's -fcuda-short-ptr does (false leaves LLVM's "
+                     "setting as it is)"),
       llvm::cl::init(true)};
 };
 
