@@ -60,8 +60,7 @@ def stats(path):
     frag = count("ldmatrix") + count("ld.shared")
     return {"mma": mma, "frag": frag, "cp.async": count("cp.async.cg"),
             "bar": count("bar.sync"), "ex2": sum("ex2" in x for x in region),
-            "shfl": count("shfl"), "total": len(ops) + sum(
-                "ex2.approx" in x for x in region)}
+            "shfl": count("shfl"), "total": len(ops)}
 
 
 def main() -> int:
