@@ -210,6 +210,23 @@ private:
   Value tileRow(int64_t rt) {
     return add(mul(warp, pc(cfg.rowsPerWarp())), pc(16 * rt));
   }
+  /// acc[rt] n8 tiles 2np and 2np+1 += a[rt] times the two B fragments of
+  /// one ldmatrix.x4 (`frag`), for every row tile rt: one fragment load
+  /// feeds the mma of all row tiles.
+  void mmaFragmentPair(ArrayRef<SmallVector<PackedReg>> a,
+                       ArrayRef<PackedReg> frag, int64_t np,
+                       MutableArrayRef<SmallVector<Value>> acc) {
+    for (int64_t h = 0; h < 2; ++h) {
+      int64_t nt = 2 * np + h;
+      for (size_t rt = 0; rt < acc.size(); ++rt) {
+        std::array<Value, 4> r =
+            t.mma(a[rt], {frag[2 * h], frag[2 * h + 1]},
+                  ArrayRef<Value>(acc[rt]).slice(4 * nt, 4));
+        for (int i = 0; i < 4; ++i)
+          acc[rt][4 * nt + i] = r[i];
+      }
+    }
+  }
   /// TF32 path: s += Q K^T of the warp's row tile `rt` and key block `buf`,
   /// with mma.sync m16n8k8 and plain shared-memory loads.
   void scoresTF32(SmallVector<Value> &s, Value sQ, Value sK, Value buf,
@@ -556,16 +573,7 @@ void FlashAttentionEmitter::emit() {
           SmallVector<PackedReg> kf =
               t.loadMatrix(sK, {buf}, add(kRow, pc(16 * np)),
                            add(kCol, pc(16 * kk)), 4, /*transpose=*/false);
-          for (int64_t h = 0; h < 2; ++h) {
-            int64_t nt = 2 * np + h;
-            for (int64_t rt = 0; rt < numRT; ++rt) {
-              std::array<Value, 4> r =
-                  t.mma(a[rt], {kf[2 * h], kf[2 * h + 1]},
-                        ArrayRef<Value>(s[rt]).slice(4 * nt, 4));
-              for (int i = 0; i < 4; ++i)
-                s[rt][4 * nt + i] = r[i];
-            }
-          }
+          mmaFragmentPair(a, kf, np, s);
         }
       }
     }
@@ -661,16 +669,7 @@ void FlashAttentionEmitter::emit() {
           SmallVector<PackedReg> vf =
               t.loadMatrix(sV, {buf}, add(vRow, pc(16 * kk)),
                            add(vCol, pc(16 * np)), 4, /*transpose=*/true);
-          for (int64_t h = 0; h < 2; ++h) {
-            int64_t nt = 2 * np + h;
-            for (int64_t rt = 0; rt < numRT; ++rt) {
-              std::array<Value, 4> r =
-                  t.mma(a[rt], {vf[2 * h], vf[2 * h + 1]},
-                        ArrayRef<Value>(acc[rt]).slice(4 * nt, 4));
-              for (int i = 0; i < 4; ++i)
-                acc[rt][4 * nt + i] = r[i];
-            }
-          }
+          mmaFragmentPair(a, vf, np, acc);
         }
       }
     }
