@@ -609,46 +609,41 @@ def main(argv: Optional[list[str]] = None) -> int:
         return not args.time_budget or (time.monotonic() - start
                                         < args.time_budget)
 
+    def run_case(tag: str, case: dict, check: Callable,
+                 candidates: Callable, is_graph: bool) -> None:
+        """Checks `case` under a random set of pipelines; the first failure
+        is reported and shrunk."""
+        for pipeline, libs in pipelines_for(rng, args.openmp_shared_libs):
+            tools = Tools(args.attn_opt, args.mlir_runner,
+                          libs or args.shared_libs)
+            out = check(case, tools, pipeline)
+            counts["runs"] += 1
+            if is_graph and args.verbose:
+                print(f"{tag}: {case} {pipeline}: {out.text}")
+            elif not is_graph and (args.verbose or not out.ok):
+                print(f"{tag}: {out.text.strip()}")
+            if not out.ok:
+                report(tag.replace(" ", ""), case, pipeline, out,
+                       lambda c, t=tools, pl=pipeline: check(c, t, pl),
+                       candidates, is_graph)
+                break
+
     n_problem = n_graph = 0
     while budget_left() and (n_problem < args.problems or
                              n_graph < args.graphs):
         # Interleaved so that a time-bounded run covers both kinds.
         if n_problem < args.problems:
             p = random_problem(rng)
-            pipes = pipelines_for(rng, args.openmp_shared_libs)
             n_problem += 1
             counts["problems"] += 1
-            for pipeline, libs in pipes:
-                tools = Tools(args.attn_opt, args.mlir_runner,
-                              libs or args.shared_libs)
-                out = check_problem(p, tools, pipeline)
-                counts["runs"] += 1
-                if args.verbose or not out.ok:
-                    print(f"problem {n_problem}: {out.text.strip()}")
-                if not out.ok:
-                    report(f"problem{n_problem}", p, pipeline, out,
-                           lambda c, t=tools, pl=pipeline:
-                               check_problem(c, t, pl),
-                           problem_candidates, False)
-                    break
+            run_case(f"problem {n_problem}", p, check_problem,
+                     problem_candidates, False)
         if n_graph < args.graphs and budget_left():
             g = random_graph(rng)
-            pipes = pipelines_for(rng, args.openmp_shared_libs)
             n_graph += 1
             counts["graphs"] += 1
-            for pipeline, libs in pipes:
-                tools = Tools(args.attn_opt, args.mlir_runner,
-                              libs or args.shared_libs)
-                out = check_graph(g, tools, pipeline)
-                counts["runs"] += 1
-                if args.verbose:
-                    print(f"graph {n_graph}: {g} {pipeline}: {out.text}")
-                if not out.ok:
-                    report(f"graph{n_graph}", g, pipeline, out,
-                           lambda c, t=tools, pl=pipeline:
-                               check_graph(c, t, pl),
-                           graph_candidates, True)
-                    break
+            run_case(f"graph {n_graph}", g, check_graph, graph_candidates,
+                     True)
     elapsed = time.monotonic() - start
     print(f"attn_random: seed {args.seed}: {counts['problems']} problems, "
           f"{counts['graphs']} graphs, {counts['runs']} runs, "
