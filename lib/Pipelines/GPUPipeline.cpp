@@ -50,6 +50,7 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
   AttnToGPUOptions toGPU;
   toGPU.blockQ = options.blockQ;
   toGPU.blockKV = options.blockKV;
+  toGPU.wgmma = options.wgmma;
   pm.addPass(createAttnToGPU(toGPU));
   // Outline before CSE: CSE would merge constants of the kernel body with
   // the host's, which then become kernel parameters.
@@ -75,6 +76,7 @@ void mlir::attn::buildAttnGPUEmulationPipeline(
   toGPU.emulate = true;
   toGPU.blockQ = options.blockQ;
   toGPU.blockKV = options.blockKV;
+  toGPU.wgmma = options.wgmma;
   pm.addPass(createAttnToGPU(toGPU));
   // No attn op is left: the CPU pipeline only lowers the emulation to LLVM.
   AttnCPUPipelineOptions cpu;

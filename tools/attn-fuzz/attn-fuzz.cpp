@@ -74,6 +74,17 @@ std::vector<Chain> buildChains() {
          options.emulate = true;
          return attn::createAttnToGPU(options);
        }}},
+      {"attn-to-gpu{wgmma=true}", {[] {
+         attn::AttnToGPUOptions options;
+         options.wgmma = true;
+         return attn::createAttnToGPU(options);
+       }}},
+      {"attn-to-gpu{wgmma=true emulate=true}", {[] {
+         attn::AttnToGPUOptions options;
+         options.wgmma = true;
+         options.emulate = true;
+         return attn::createAttnToGPU(options);
+       }}},
   };
 }
 

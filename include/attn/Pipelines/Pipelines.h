@@ -47,7 +47,8 @@ struct AttnCPUPipelineOptions
 void buildAttnCPUPipeline(OpPassManager &pm,
                           const AttnCPUPipelineOptions &options);
 
-/// The kernel tile sizes of --attn-to-gpu, shared by the GPU pipelines.
+/// The kernel options of --attn-to-gpu (tiles, wgmma), shared by the GPU
+/// pipelines.
 template <typename Derived>
 struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
   using PassOptions = ::mlir::detail::PassOptions;
@@ -59,6 +60,11 @@ struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
       *this, "block-kv",
       llvm::cl::desc("Keys per step of the kernel's K/V loop (0: default)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> wgmma{
+      *this, "wgmma",
+      llvm::cl::desc("The Hopper kernel on wgmma (needs chip=sm_90a on the "
+                     "GPU pipeline)"),
+      llvm::cl::init(false)};
 };
 
 struct AttnGPUPipelineOptions

@@ -129,7 +129,7 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg) {
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
   Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemType);
   std::unique_ptr<SimtTarget> target =
-      createNVGPUTarget(b, loc, cfg.elemType, smem);
+      createNVGPUTarget(b, loc, cfg.elemType, smem, cfg.sharedAlign());
   emitFlashAttentionBlock(*target, cfg, operands);
   gpu::TerminatorOp::create(b, loc);
   op.erase();
@@ -148,7 +148,7 @@ void AttnToGPUPass::runOnOperation() {
   for (AttentionOp op : ops) {
     std::string why;
     FailureOr<FlashKernelConfig> cfg =
-        getFlashKernelConfig(op, {blockQ, blockKV}, why);
+        getFlashKernelConfig(op, {blockQ, blockKV, wgmma}, why);
     if (::mlir::failed(cfg)) {
       op.emitOpError("cannot be lowered to the GPU kernel: ") << why;
       failed = true;

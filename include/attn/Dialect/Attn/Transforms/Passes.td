@@ -222,11 +222,20 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     `memref.alloc` (as bufferization of a tensor function creates it)
     becomes a `gpu.alloc`. Anything else is an error at the op.
 
+    With `wgmma=true` (f16/bf16, head dims multiples of 64; the module must
+    be compiled for `sm_90a`) the kernel is the Hopper variant: both
+    products are warpgroup `wgmma.mma_async` m64nNk16 ops reading their
+    operands from shared memory through matrix descriptors. Q, K and V are
+    staged (by `cp.async`) in 64-column panels with the 128-byte swizzle,
+    and P is stored there too as the A operand of P V. Each 64-row slab of
+    the block is one warpgroup tile (warp w owns its rows 16w..16w+15).
+
     With `emulate=true` the same per-block program is emitted as CPU code:
     loops over the grid, and the 128 threads of a block as the lanes of
-    `vector<128xT>` values, with `ldmatrix`, `mma.sync` and the shuffles
-    modelled by their PTX fragment layouts. Comparing it with a reference
-    checks the kernel's lane and fragment bookkeeping without a GPU.
+    `vector<128xT>` values, with `ldmatrix`, `mma.sync`, `wgmma` (its
+    descriptors decoded, the swizzle applied) and the shuffles modelled by
+    their PTX layouts. Comparing it with a reference checks the kernel's
+    lane, fragment and shared-memory layout bookkeeping without a GPU.
   }];
   let options = [
     Option<"emulate", "emulate", "bool", /*default=*/"false",
@@ -237,7 +246,11 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
            "Keys per step of the K/V loop: a multiple of 16 (TF32: 8) up to "
            "128 (0: 64; 32 for causal D = 128 with 128 rows and for D > 128; "
-           "TF32: 32, or 16 for D > 128)">
+           "TF32: 32, or 16 for D > 128)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "The Hopper kernel (sm_90a): wgmma from shared memory instead of "
+           "mma.sync (default tiles: 128x64, 128x32 above D = 64, 64x64 "
+           "with mask or bias or above D = 128)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -289,6 +289,137 @@ public:
             arith::TruncFOp::create(b, loc, type, hi)};
   }
 
+  Value sharedAddress(Value byteOffset) override {
+    // The emulated shared memory starts at address 0.
+    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), byteOffset);
+  }
+  // wgmma completes at once here; nothing to order.
+  void fenceAsyncProxy() override {}
+  void wgmmaFence(MutableArrayRef<Value>) override {}
+  void wgmmaCommitAndWait(MutableArrayRef<Value>) override {}
+
+  SmallVector<Value> wgmma(Value descA, Value descB, ArrayRef<Value> d,
+                           int64_t n, bool accumulate,
+                           bool transposeB) override {
+    // The accumulators go through a [register][lane] scratch buffer, so the
+    // helper loops over registers instead of unrolling n / 2 of them.
+    if (!wgmmaScratch) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfterValue(smemBase);
+      wgmmaScratch = memref::AllocaOp::create(
+          b, loc,
+          MemRefType::get({kMaxWgmmaN / 2, kThreadsPerBlock}, b.getF32Type()));
+    }
+    auto regIndex = [&](int64_t i) -> SmallVector<Value> {
+      return {arith::ConstantIndexOp::create(b, loc, i),
+              arith::ConstantIndexOp::create(b, loc, 0)};
+    };
+    if (accumulate)
+      for (int64_t i = 0; i < n / 2; ++i)
+        vector::StoreOp::create(b, loc, d[i], wgmmaScratch, regIndex(i));
+    std::string kind = "wgmma" + std::to_string(n) + (transposeB ? "t" : "") +
+                       (accumulate ? "acc" : "");
+    outlined(kind, {descA, descB, smemBase, wgmmaScratch}, {},
+             [&](ValueRange a) -> SmallVector<Value> {
+               wgmmaImpl(a[0], a[1], a[2], a[3], n, accumulate, transposeB);
+               return {};
+             });
+    SmallVector<Value> out;
+    auto type = cast<VectorType>(perThreadType(b.getF32Type()));
+    for (int64_t i = 0; i < n / 2; ++i)
+      out.push_back(
+          vector::LoadOp::create(b, loc, type, wgmmaScratch, regIndex(i)));
+    return out;
+  }
+  /// The PTX ISA's wgmma m64nNk16 with f32 accumulators and 16-bit operands
+  /// in 128-byte-swizzled canonical layouts, decoded from the descriptors
+  /// (bits 0-13: start address >> 4, 16-29: leading byte offset >> 4,
+  /// 32-45: stride byte offset >> 4; swizzle mode 1 is assumed):
+  ///   K-major element (mn, k):  (mn / 8) SBO + (mn % 8) 128 + 2 k
+  ///   MN-major element (k, mn): (mn / 64) LBO + 2 (mn % 64) + (k % 8) 128
+  ///                             + (k / 8) SBO
+  /// from the start address, then bits 4-6 of the address XOR bits 7-9.
+  /// Thread l of the warpgroup holds D[16 (l / 32) + g + 8 ((i / 2) % 2)]
+  /// [8 (i / 4) + 2 t + i % 2] in register i (g, t: lane % 32 / 4, lane % 4).
+  void wgmmaImpl(Value descA, Value descB, Value smem, Value scratch, int64_t n,
+                 bool accumulate, bool transposeB) {
+    int64_t bytes = cast<MemRefType>(smem.getType()).getDimSize(0);
+    Value elems = memref::ViewOp::create(
+        b, loc, MemRefType::get({bytes / 2}, elemType), smem,
+        arith::ConstantIndexOp::create(b, loc, 0), ValueRange{});
+    auto field = [&](Value desc, int64_t shift) -> Value {
+      Value v = arith::ShRUIOp::create(
+          b, loc, desc, arith::ConstantIntOp::create(b, loc, shift, 64));
+      v = arith::AndIOp::create(
+          b, loc, v, arith::ConstantIntOp::create(b, loc, 0x3FFF, 64));
+      return mulConst(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v),
+                      16);
+    };
+    Value startA = field(descA, 0), sboA = field(descA, 32);
+    Value startB = field(descB, 0), lboB = field(descB, 16),
+          sboB = field(descB, 32);
+    auto kMajor = [&](Value start, Value sbo, Value mn, Value k) {
+      Value off = arith::MulIOp::create(b, loc, divConst(mn, 8), sbo);
+      off = add(off, mulConst(remConst(mn, 8), 128));
+      return add(start, add(off, mulConst(k, 2)));
+    };
+    auto mnMajor = [&](Value start, Value lbo, Value sbo, Value k, Value mn) {
+      Value off = arith::MulIOp::create(b, loc, divConst(mn, 64), lbo);
+      off = add(off, mulConst(remConst(mn, 64), 2));
+      off = add(off, mulConst(remConst(k, 8), 128));
+      off = add(off, arith::MulIOp::create(b, loc, divConst(k, 8), sbo));
+      return add(start, off);
+    };
+    Type f32 = b.getF32Type();
+    auto loadAt = [&](Value addr) -> Value {
+      Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
+      Value phys = arith::XOrIOp::create(b, loc, addr, swz);
+      Value v =
+          memref::LoadOp::create(b, loc, elems, ValueRange{divConst(phys, 2)});
+      return arith::ExtFOp::create(b, loc, f32, v);
+    };
+    laneLoop({}, [&](Value lane, ValueRange) -> SmallVector<Value> {
+      auto [warpBase, g, t] = laneCoords(lane);
+      (void)warpBase;
+      // Warp w of the warpgroup holds rows 16 w .. 16 w + 15.
+      Value rowBase = add(mulConst(divConst(lane, kWarpSize), 16), g);
+      Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto regs = scf::ForOp::create(
+          b, loc, lb, arith::ConstantIndexOp::create(b, loc, n / 2), one);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(regs.getBody()->getTerminator());
+      Value i = regs.getInductionVar();
+      Value row = add(rowBase, mulConst(remConst(divConst(i, 2), 2), 8));
+      Value col =
+          add(add(mulConst(divConst(i, 4), 8), mulConst(t, 2)), remConst(i, 2));
+      Value init =
+          accumulate
+              ? memref::LoadOp::create(b, loc, scratch, ValueRange{i, lane})
+                    .getResult()
+              : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                    .getResult();
+      auto ks = scf::ForOp::create(b, loc, lb,
+                                   arith::ConstantIndexOp::create(b, loc, 16),
+                                   one, ValueRange{init});
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(ks.getBody());
+        Value k = ks.getInductionVar();
+        Value aVal = loadAt(kMajor(startA, sboA, row, k));
+        Value bVal = loadAt(transposeB ? mnMajor(startB, lboB, sboB, k, col)
+                                       : kMajor(startB, sboB, col, k));
+        Value acc =
+            arith::AddFOp::create(b, loc, ks.getRegionIterArgs()[0],
+                                  arith::MulFOp::create(b, loc, aVal, bVal));
+        scf::YieldOp::create(b, loc, acc);
+      }
+      memref::StoreOp::create(b, loc, ks.getResult(0), scratch,
+                              ValueRange{i, lane});
+      return {};
+    });
+  }
+
   Value load(Value memref, ValueRange idx) override {
     SmallVector<Value> args = {memref};
     args.append(idx.begin(), idx.end());
@@ -484,13 +615,20 @@ private:
     return arith::MulIOp::create(b, loc, x,
                                  arith::ConstantIndexOp::create(b, loc, c));
   }
+  Value divConst(Value x, int64_t c) {
+    return arith::DivUIOp::create(b, loc, x,
+                                  arith::ConstantIndexOp::create(b, loc, c));
+  }
   Value remConst(Value x, int64_t c) {
     return arith::RemUIOp::create(b, loc, x,
                                   arith::ConstantIndexOp::create(b, loc, c));
   }
 
+  /// The widest wgmma (n = 256).
+  static constexpr int64_t kMaxWgmmaN = 256;
+
   std::array<Value, 3> blockIds;
-  Value smemBase;
+  Value smemBase, wgmmaScratch;
   llvm::StringMap<func::FuncOp> outlinedFns;
 };
 } // namespace

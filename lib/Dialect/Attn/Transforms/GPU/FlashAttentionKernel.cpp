@@ -25,6 +25,14 @@
 //   - causal blocks stop after the last block with a visible key, and only
 //     the blocks that cross the diagonal or the end of the keys are masked.
 //
+// The Hopper variant (cfg.wgmma) keeps this structure but runs both
+// products as warpgroup wgmma m64nNk16 on operands in shared memory: the 4
+// warps are one warpgroup, each 64-row slab of the block one wgmma M (warp
+// w owns its rows 16 w .. 16 w + 15, in the same accumulator layout as
+// mma.sync's C, so the softmax code is shared); Q, K and V are staged in
+// 64-column panels with the 128-byte swizzle that the descriptors name,
+// and P is stored there as the A operand of P V.
+//
 //===----------------------------------------------------------------------===//
 
 #include "FlashAttentionKernel.h"
@@ -48,6 +56,8 @@ static constexpr double kHidden = -1.0e30;
 static constexpr int64_t kQInRegisterBudget = 192;
 /// The most dynamic shared memory one block can have (sm_90: 227 KB).
 static constexpr int64_t kMaxSharedBytes = 227 * 1024;
+/// wgmma operands are f16 or bf16.
+static constexpr int64_t kWgmmaElemBytes = 2;
 
 FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     AttentionOp op, const FlashTileRequest &tiles, std::string &why) {
@@ -94,6 +104,21 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
           std::to_string(d) + " and Dv=" + std::to_string(dv);
     return failure();
   }
+  if (tiles.wgmma) {
+    if (elem.isF32()) {
+      why = "the wgmma kernel takes f16 or bf16 (f32 has the TF32 mma.sync "
+            "kernel)";
+      return failure();
+    }
+    // Operand tiles are panels of 64 columns (the 128-byte swizzle).
+    if (d % 64 != 0 || dv % 64 != 0) {
+      why = "the wgmma kernel needs head dims that are multiples of 64, got "
+            "Dqk=" +
+            std::to_string(d) + " and Dv=" + std::to_string(dv);
+      return failure();
+    }
+    cfg.wgmma = true;
+  }
   cfg.headDimQK = d;
   cfg.headDimV = dv;
   cfg.groupSize = hq / hkv;
@@ -109,7 +134,19 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   // take Dv / 2 registers per row tile) keep one row tile; f32 (TF32) tiles
   // take twice the shared memory: 64 rows, 32 or 16 keys.
   int64_t widest = std::max(d, dv);
-  if (cfg.isTF32()) {
+  if (cfg.wgmma) {
+    // The same rule with the wgmma kernel's measurements (ptxas -v, sm_90a):
+    // two slabs fit with 64-key blocks up to D = 64 and 32-key blocks at
+    // D = 128 (64 keys spill 84 bytes: S and O take 192 registers); mask,
+    // bias and D > 128 keep one slab.
+    if (widest > 128 || op.getMask() || op.getBias()) {
+      cfg.blockQ = 64;
+      cfg.blockKV = 64;
+    } else {
+      cfg.blockQ = 128;
+      cfg.blockKV = widest > 64 ? 32 : 64;
+    }
+  } else if (cfg.isTF32()) {
     cfg.blockQ = 64;
     cfg.blockKV = widest > 128 ? 16 : 32;
   } else if (widest > 128 || op.getMask() || op.getBias()) {
@@ -142,8 +179,9 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   // at most 192 of the 255 registers (measured with ptxas -v, sm_90:
   // test/GPU/ptxas-resources.test); else they are reloaded each step.
   int64_t r = cfg.rowTiles();
-  cfg.qInRegisters = !cfg.isTF32() && r * (d / 4 + cfg.blockKV / 2 + dv / 2) <=
-                                          kQInRegisterBudget;
+  cfg.qInRegisters =
+      !cfg.isTF32() && !cfg.wgmma &&
+      r * (d / 4 + cfg.blockKV / 2 + dv / 2) <= kQInRegisterBudget;
   if (cfg.sharedBytes() > kMaxSharedBytes) {
     why = "the tiles need " + std::to_string(cfg.sharedBytes()) +
           " bytes of shared memory, more than a block's " +
@@ -206,9 +244,35 @@ private:
   void loadTile(Value global, ArrayRef<Value> prefix, Value rowBase,
                 Value limit, Value lastRow, Value dst,
                 ArrayRef<Value> dstPrefix, int64_t rows, int64_t cols);
-  /// First block row of the warp's row tile `rt` (per thread).
+  /// First block row of the warp's row tile `rt` (per thread): consecutive
+  /// rows per warp for mma.sync; for wgmma, rows 16 w .. 16 w + 15 of the
+  /// 64-row slab `rt` (the accumulator layout of wgmma m64).
   Value tileRow(int64_t rt) {
+    if (cfg.wgmma)
+      return add(mul(warp, pc(16)), pc(64 * rt));
     return add(mul(warp, pc(cfg.rowsPerWarp())), pc(16 * rt));
+  }
+  /// The column, within its 64-column panel, where element `col` of row
+  /// `row` is stored in the 128-byte-swizzled layout (per thread).
+  Value swizzledColumn(Value row, Value col) {
+    Value chunk = div(rem(col, pc(64)), pc(8));
+    Value swizzled = arith::XOrIOp::create(b, loc, chunk, rem(row, pc(8)));
+    return add(mul(swizzled, pc(8)), rem(col, pc(8)));
+  }
+  /// The wgmma matrix descriptor (uniform i64) of a 128-byte-swizzled
+  /// operand starting at byte `byteOffset` (uniform index) of shared memory,
+  /// with leading and stride byte offsets `lbo` and `sbo`.
+  Value wgmmaDescriptor(Value byteOffset, int64_t lbo, int64_t sbo) {
+    Type i64 = b.getI64Type();
+    auto c64 = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i64, v);
+    };
+    Value addr = t.sharedAddress(byteOffset);
+    Value start = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, addr, c64(0x3FFFF)), c64(4));
+    // Swizzle mode 1 (128 bytes) in bits 62-63.
+    int64_t fields = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1LL << 62);
+    return arith::OrIOp::create(b, loc, start, c64(fields));
   }
   /// acc[rt] n8 tiles 2np and 2np+1 += a[rt] times the two B fragments of
   /// one ldmatrix.x4 (`frag`), for every row tile rt: one fragment load
@@ -235,6 +299,24 @@ private:
   /// layout with shuffles.
   void accumulatePVTF32(SmallVector<Value> &acc, ArrayRef<Value> p, Value sV,
                         Value buf);
+  /// wgmma path: acc += P V, with P (rounded) stored to shared memory in
+  /// the swizzled layout, where wgmma reads it as its A operand.
+  void accumulatePVWgmma(SmallVector<SmallVector<Value>> &acc,
+                         ArrayRef<SmallVector<Value>> p, Value sP, Value buf,
+                         int64_t pOffset, int64_t vOffset);
+  static SmallVector<Value> flatten(ArrayRef<SmallVector<Value>> tiles) {
+    SmallVector<Value> flat;
+    for (const SmallVector<Value> &tile : tiles)
+      flat.append(tile);
+    return flat;
+  }
+  static void unflatten(ArrayRef<Value> flat,
+                        MutableArrayRef<SmallVector<Value>> tiles) {
+    for (SmallVector<Value> &tile : tiles) {
+      tile.assign(flat.begin(), flat.begin() + tile.size());
+      flat = flat.drop_front(tile.size());
+    }
+  }
   /// A shared-memory element, per thread, rounded to tf32.
   Value loadTF32(Value smem, ArrayRef<Value> prefix, Value row, Value col) {
     SmallVector<Value> idx;
@@ -280,7 +362,10 @@ void FlashAttentionEmitter::loadTile(Value global, ArrayRef<Value> prefix,
     Value valid = cmp(arith::CmpIPredicate::slt, globalRow, t.lift(limit));
     Value srcRow = minS(globalRow, t.lift(lastRow));
     Value dstRow = row, dstCol = col;
-    if (first + kThreadsPerBlock > chunks) {
+    if (cfg.wgmma) {
+      // Rows of whole 128-byte panels: no tail.
+      assert(chunks % kThreadsPerBlock == 0 && "wgmma tiles fill the block");
+    } else if (first + kThreadsPerBlock > chunks) {
       // Threads past the tile write zeros into a row's padding (never read).
       Value inTile = cmp(arith::CmpIPredicate::ult, chunk, pc(chunks));
       valid = arith::AndIOp::create(b, loc, valid, inTile);
@@ -296,8 +381,15 @@ void FlashAttentionEmitter::loadTile(Value global, ArrayRef<Value> prefix,
     src.push_back(col);
     for (Value p : dstPrefix)
       dstIdx.push_back(t.lift(p));
-    dstIdx.push_back(dstRow);
-    dstIdx.push_back(dstCol);
+    if (cfg.wgmma) {
+      // [panel][row][64]: the 16-byte chunk c of a row r goes to c ^ (r % 8).
+      dstIdx.push_back(div(col, pc(64)));
+      dstIdx.push_back(row);
+      dstIdx.push_back(swizzledColumn(row, col));
+    } else {
+      dstIdx.push_back(dstRow);
+      dstIdx.push_back(dstCol);
+    }
     t.copyAsync(global, src, dst, dstIdx, perChunk, valid);
   }
 }
@@ -429,6 +521,54 @@ void FlashAttentionEmitter::accumulatePVTF32(SmallVector<Value> &acc,
   }
 }
 
+void FlashAttentionEmitter::accumulatePVWgmma(
+    SmallVector<SmallVector<Value>> &acc, ArrayRef<SmallVector<Value>> p,
+    Value sP, Value buf, int64_t pOffset, int64_t vOffset) {
+  int64_t bm = cfg.blockQ, bn = cfg.blockKV, dv = cfg.headDimV;
+  // Thread (g, t) of warp w holds P[row 16 w + g (+ 8)][8 nt + 2 t (+ 1)] of
+  // each slab; one 32-bit store per pair (conflict-free: the 8 rows a
+  // store instruction touches have their chunks swizzled apart).
+  Type elem = t.perThreadType(cfg.elemType);
+  Value always = t.lift(arith::ConstantIntOp::create(b, loc, 1, 1));
+  for (size_t rt = 0; rt < p.size(); ++rt) {
+    for (int64_t nt = 0; nt < bn / 8; ++nt) {
+      for (int h = 0; h < 2; ++h) {
+        Value row = add(tileRow(rt), add(group, pc(8 * h)));
+        Value col = add(mul(quad, pc(2)), pc(8 * nt));
+        Value lo = arith::TruncFOp::create(b, loc, elem, p[rt][4 * nt + 2 * h]);
+        Value hi =
+            arith::TruncFOp::create(b, loc, elem, p[rt][4 * nt + 2 * h + 1]);
+        t.storePair(lo, hi, sP,
+                    {pc(8 * nt / 64), row, swizzledColumn(row, col)}, always);
+      }
+    }
+  }
+  // Every warp's P is read by the warpgroup's wgmma.
+  t.fenceAsyncProxy();
+  t.barrier();
+  // A = P (K-major, k step kk 32 bytes into the rows of panel kk / 4);
+  // B = V[key][dv] is MN-major: LBO steps over 64-column panels, SBO over
+  // 8-key groups.
+  Value vBase = add(ci(vOffset), mul(buf, ci(bn * dv * kWgmmaElemBytes)));
+  SmallVector<Value> flat = flatten(acc);
+  t.wgmmaFence(flat);
+  unflatten(flat, acc);
+  for (size_t rt = 0; rt < acc.size(); ++rt) {
+    for (int64_t kk = 0; kk < bn / 16; ++kk) {
+      Value descP = wgmmaDescriptor(
+          ci(pOffset + (kk / 4) * bm * 128 + rt * 64 * 128 + (kk % 4) * 32), 16,
+          1024);
+      Value descV =
+          wgmmaDescriptor(add(vBase, ci(kk * 16 * 128)), bn * 128, 1024);
+      acc[rt] = t.wgmma(descP, descV, acc[rt], dv, /*accumulate=*/true,
+                        /*transposeB=*/true);
+    }
+  }
+  flat = flatten(acc);
+  t.wgmmaCommitAndWait(flat);
+  unflatten(flat, acc);
+}
+
 void FlashAttentionEmitter::emit() {
   const double log2e = 1.0 / std::log(2.0);
   auto qType = cast<MemRefType>(ops.query.getType());
@@ -475,11 +615,22 @@ void FlashAttentionEmitter::emit() {
   group = div(lane, pc(4));
   quad = rem(lane, pc(4));
 
-  Value sQ = t.sharedView(0, sharedType({bm, d + cfg.padQK()}));
-  Value sK =
-      t.sharedView(cfg.sharedQBytes(), sharedType({2, bn, d + cfg.padQK()}));
-  Value sV = t.sharedView(cfg.sharedQBytes() + cfg.sharedKBytes(),
-                          sharedType({2, bn, dv + cfg.padV()}));
+  // Shared memory: Q, the two K buffers, the two V buffers (and P).
+  int64_t kOffset = cfg.sharedQBytes();
+  int64_t vOffset = kOffset + cfg.sharedKBytes();
+  int64_t pOffset = vOffset + cfg.sharedVBytes();
+  Value sQ, sK, sV, sP;
+  if (cfg.wgmma) {
+    // Panels of 64 columns: [(buffer,) panel, row, 64].
+    sQ = t.sharedView(0, sharedType({d / 64, bm, 64}));
+    sK = t.sharedView(kOffset, sharedType({2, d / 64, bn, 64}));
+    sV = t.sharedView(vOffset, sharedType({2, dv / 64, bn, 64}));
+    sP = t.sharedView(pOffset, sharedType({cfg.pPanels(), bm, 64}));
+  } else {
+    sQ = t.sharedView(0, sharedType({bm, d + cfg.padQK()}));
+    sK = t.sharedView(kOffset, sharedType({2, bn, d + cfg.padQK()}));
+    sV = t.sharedView(vOffset, sharedType({2, bn, dv + cfg.padV()}));
+  }
 
   SmallVector<Value> qPrefix(batchIdx), kvPrefix(batchIdx);
   qPrefix.push_back(head);
@@ -553,6 +704,8 @@ void FlashAttentionEmitter::emit() {
              dv);
     t.commitGroup();
     t.waitGroups(1);
+    if (cfg.wgmma)
+      t.fenceAsyncProxy();
     t.barrier();
 
     // S = Q K^T: per row tile, 16 rows x bn keys as sTiles m16n8 tiles. Each
@@ -562,6 +715,25 @@ void FlashAttentionEmitter::emit() {
     if (cfg.isTF32()) {
       for (int64_t rt = 0; rt < numRT; ++rt)
         scoresTF32(s[rt], sQ, sK, buf, rt);
+    } else if (cfg.wgmma) {
+      // One m64n(bn)k16 wgmma per slab and 16 columns of D; every operand
+      // is K-major. k step kk is 32 bytes into the rows of panel kk / 4.
+      Value kBase = add(ci(kOffset), mul(buf, ci(bn * d * kWgmmaElemBytes)));
+      t.wgmmaFence({});
+      for (int64_t rt = 0; rt < numRT; ++rt) {
+        for (int64_t kk = 0; kk < d / 16; ++kk) {
+          int64_t inRow = (kk % 4) * 32;
+          Value descQ = wgmmaDescriptor(
+              ci((kk / 4) * bm * 128 + rt * 64 * 128 + inRow), 16, 1024);
+          Value descK = wgmmaDescriptor(
+              add(kBase, ci((kk / 4) * bn * 128 + inRow)), 16, 1024);
+          s[rt] = t.wgmma(descQ, descK, s[rt], bn, /*accumulate=*/kk > 0,
+                          /*transposeB=*/false);
+        }
+      }
+      SmallVector<Value> flat = flatten(s);
+      t.wgmmaCommitAndWait(flat);
+      unflatten(flat, s);
     } else {
       Value kRow = add(mul(div(lane, pc(16)), pc(8)), rem(lane, pc(8)));
       Value kCol = mul(rem(div(lane, pc(8)), pc(2)), pc(8));
@@ -651,6 +823,8 @@ void FlashAttentionEmitter::emit() {
     if (cfg.isTF32()) {
       for (int64_t rt = 0; rt < numRT; ++rt)
         accumulatePVTF32(acc[rt], s[rt], sV, buf);
+    } else if (cfg.wgmma) {
+      accumulatePVWgmma(acc, s, sP, buf, pOffset, vOffset);
     } else {
       // O += P V: the S accumulators of key tiles 2kk and 2kk+1 are the A
       // operand of k step kk. Each V fragment feeds every row tile.

@@ -35,6 +35,12 @@ struct FlashKernelConfig {
   double scale = 1.0;
   std::optional<CausalAlignment> causal;
 
+  /// The Hopper path (sm_90a): both products on wgmma m64nNk16, each
+  /// row tile a 64-row slab of the warpgroup (warp w owns rows 16 w ..
+  /// 16 w + 15 of each slab), operands read by wgmma from shared memory in
+  /// the 128-byte-swizzled layout; P goes through shared memory.
+  bool wgmma = false;
+
   bool isTF32() const { return elemType.isF32(); }
   /// m16 row tiles per warp. Two halve the shared-memory fragment loads per
   /// mma (each K/V fragment feeds both) and the K/V traffic per query row.
@@ -46,8 +52,10 @@ struct FlashKernelConfig {
   /// 16 bytes; for the TF32 path 4 words for Q and K (row stride = 4 mod 32
   /// banks: lanes (g, t) read bank 4g + t) and 8 words for V (lanes read
   /// V[t][g]: bank 8t + g).
-  int64_t padQK() const { return isTF32() ? 4 : 8; }
-  int64_t padV() const { return 8; }
+  /// The wgmma path has no padding: its tiles are panels of 64 columns
+  /// (128-byte rows) whose 16-byte chunks are swizzled instead.
+  int64_t padQK() const { return wgmma ? 0 : isTF32() ? 4 : 8; }
+  int64_t padV() const { return wgmma ? 0 : 8; }
   int64_t sharedQBytes() const {
     return blockQ * (headDimQK + padQK()) * elemBytes();
   }
@@ -57,14 +65,24 @@ struct FlashKernelConfig {
   int64_t sharedVBytes() const {
     return 2 * blockKV * (headDimV + padV()) * elemBytes();
   }
+  /// Panels of 64 keys of P (the wgmma path).
+  int64_t pPanels() const { return wgmma ? (blockKV + 63) / 64 : 0; }
+  int64_t sharedPBytes() const { return pPanels() * blockQ * 64 * elemBytes(); }
+  /// The alignment of the start of the tiles (the swizzle's 1024-byte
+  /// repeat on the wgmma path); the block gets that much more, so that the
+  /// kernel can align its start.
+  int64_t sharedAlign() const { return wgmma ? 1024 : 0; }
   int64_t sharedBytes() const {
-    return sharedQBytes() + sharedKBytes() + sharedVBytes();
+    return sharedQBytes() + sharedKBytes() + sharedVBytes() + sharedPBytes() +
+           sharedAlign();
   }
 };
 
 /// Tile sizes asked for by the user; 0 picks the default for the op.
 struct FlashTileRequest {
   int64_t blockQ = 0, blockKV = 0;
+  /// The Hopper (wgmma) kernel instead of the mma.sync one.
+  bool wgmma = false;
 };
 
 /// The kernel variant for `op`, or failure with the reason in `why` when the

@@ -21,8 +21,20 @@ using namespace mlir::attn::gpu_kernel;
 namespace {
 class NVGPUTarget final : public SimtTarget {
 public:
-  NVGPUTarget(OpBuilder &b, Location loc, Type elemType, Value smemBase)
-      : SimtTarget(b, loc, elemType), smemBase(smemBase) {}
+  NVGPUTarget(OpBuilder &b, Location loc, Type elemType, Value smemBase,
+              int64_t alignShared)
+      : SimtTarget(b, loc, elemType), smemBase(smemBase) {
+    if (alignShared <= 0)
+      return;
+    // The shared-window address of byte 0, and the shift to the first
+    // aligned byte.
+    baseAddress =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smemBase);
+    Value align = arith::ConstantIndexOp::create(b, loc, alignShared);
+    Value misalign = arith::RemUIOp::create(b, loc, baseAddress, align);
+    shift = arith::RemUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, align, misalign), align);
+  }
 
   Type perThreadType(Type scalar) override { return scalar; }
   Value lift(Value uniform) override { return uniform; }
@@ -35,7 +47,81 @@ public:
 
   Value sharedView(int64_t byteOffset, MemRefType type) override {
     Value offset = arith::ConstantIndexOp::create(b, loc, byteOffset);
+    if (shift)
+      offset = arith::AddIOp::create(b, loc, shift, offset);
     return memref::ViewOp::create(b, loc, type, smemBase, offset, ValueRange{});
+  }
+
+  Value sharedAddress(Value byteOffset) override {
+    assert(baseAddress && "shared addresses need an aligned shared memory");
+    Value addr = arith::AddIOp::create(
+        b, loc, baseAddress, arith::AddIOp::create(b, loc, shift, byteOffset));
+    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), addr);
+  }
+
+  void fenceAsyncProxy() override {
+    NVVM::FenceProxyOp::create(
+        b, loc,
+        NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  }
+
+  void wgmmaFence(MutableArrayRef<Value> regs) override {
+    pin(regs);
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  }
+
+  SmallVector<Value> wgmma(Value descA, Value descB, ArrayRef<Value> d,
+                           int64_t n, bool accumulate,
+                           bool transposeB) override {
+    Type f32 = b.getF32Type();
+    auto type = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                 SmallVector<Type>(n / 2, f32));
+    // Without `accumulate` the instruction does not read D.
+    Value in = LLVM::PoisonOp::create(b, loc, type);
+    if (accumulate)
+      for (int64_t i = 0; i < n / 2; ++i)
+        in = LLVM::InsertValueOp::create(b, loc, in, d[i], i);
+    auto operand =
+        elemType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    // layoutA = row: A is K-major; layoutB = col: B is K-major (row: the
+    // transposed, MN-major form).
+    Value out = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, type, in, descA, descB,
+        NVVM::MMAShapeAttr::get(b.getContext(), 64, n, 16), operand, operand,
+        NVVM::WGMMATypes::f32,
+        accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        transposeB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+        /*satfinite=*/nullptr);
+    SmallVector<Value> res;
+    for (int64_t i = 0; i < n / 2; ++i)
+      res.push_back(LLVM::ExtractValueOp::create(b, loc, out, i));
+    return res;
+  }
+
+  void wgmmaCommitAndWait(MutableArrayRef<Value> regs) override {
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+    pin(regs);
+  }
+
+  /// Ties each of `regs` to its place in the program: an empty volatile
+  /// inline asm that reads and rewrites it. The wgmma fence and wait are
+  /// ordered only with memory and side effects; without this, LLVM may move
+  /// the arithmetic on an accumulator across them (CUTLASS does the same).
+  void pin(MutableArrayRef<Value> regs) {
+    for (Value &r : regs)
+      r = LLVM::InlineAsmOp::create(
+              b, loc, r.getType(), ValueRange{r}, b.getStringAttr(""),
+              b.getStringAttr("=f,0"), /*has_side_effects=*/b.getUnitAttr(),
+              /*is_align_stack=*/UnitAttr(),
+              LLVM::TailCallKindAttr::get(b.getContext(),
+                                          LLVM::TailCallKind::None),
+              /*asm_dialect=*/LLVM::AsmDialectAttr(),
+              /*operand_attrs=*/ArrayAttr())
+              .getResult(0);
   }
 
   void copyAsync(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,
@@ -195,7 +281,7 @@ public:
   }
 
 private:
-  Value smemBase;
+  Value smemBase, baseAddress, shift;
   SmallVector<Value> pending;
   Value firstGroup;
 };
@@ -203,6 +289,7 @@ private:
 
 std::unique_ptr<SimtTarget>
 mlir::attn::gpu_kernel::createNVGPUTarget(OpBuilder &b, Location loc,
-                                          Type elemType, Value smemBase) {
-  return std::make_unique<NVGPUTarget>(b, loc, elemType, smemBase);
+                                          Type elemType, Value smemBase,
+                                          int64_t alignShared) {
+  return std::make_unique<NVGPUTarget>(b, loc, elemType, smemBase, alignShared);
 }

@@ -102,6 +102,28 @@ public:
   /// Rounds two f32 values to the element type and packs them (lo first).
   virtual PackedReg pack(Value lo, Value hi) = 0;
 
+  /// The shared-memory address (i64, uniform) of byte `byteOffset` (index,
+  /// uniform) of the block's shared memory, whose byte 0 is aligned to the
+  /// 1024-byte repeat of the 128-byte swizzle (what wgmma descriptors hold).
+  virtual Value sharedAddress(Value byteOffset) = 0;
+  /// fence.proxy.async.shared::cta: orders this thread's earlier writes to
+  /// shared memory before later reads of it by wgmma (the async proxy).
+  virtual void fenceAsyncProxy() = 0;
+  /// wgmma.fence, with the accumulator registers `regs` written before it
+  /// (so that no write to them is moved past it).
+  virtual void wgmmaFence(MutableArrayRef<Value> regs) = 0;
+  /// wgmma.mma_async.sync.aligned.m64n`n`k16.f32.T.T (T: f16/bf16) for the
+  /// 4-warp warpgroup: D = A B (+ `d` if `accumulate`), A (64 x 16, K-major)
+  /// and B (16 x n: K-major, or MN-major if `transposeB`) given by shared
+  /// memory matrix descriptors (uniform i64). `d` and the result are the
+  /// thread's n / 2 accumulators; they are valid after wgmmaCommitAndWait.
+  virtual SmallVector<Value> wgmma(Value descA, Value descB, ArrayRef<Value> d,
+                                   int64_t n, bool accumulate,
+                                   bool transposeB) = 0;
+  /// wgmma.commit_group and wgmma.wait_group 0; `regs` (the results of the
+  /// waited-for wgmma) are read only after it.
+  virtual void wgmmaCommitAndWait(MutableArrayRef<Value> regs) = 0;
+
   /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
   virtual Value load(Value memref, ValueRange idx) = 0;
   /// Per-thread store of `lo`, `hi` to `memref[idx]` and the next element of
@@ -116,9 +138,13 @@ protected:
   Type elemType;
 };
 
-/// The GPU target; must be created inside the gpu.launch body.
+/// The GPU target; must be created inside the gpu.launch body. With
+/// `alignShared` > 0, the views and addresses of shared memory start at the
+/// first `alignShared`-byte aligned byte of `smemBase` (which must have that
+/// many bytes to spare).
 std::unique_ptr<SimtTarget> createNVGPUTarget(OpBuilder &b, Location loc,
-                                              Type elemType, Value smemBase);
+                                              Type elemType, Value smemBase,
+                                              int64_t alignShared);
 
 /// The emulation target. `blockIds` are the (uniform) loop indices that stand
 /// for the block ids; `smemBase` a memref<?xi8> standing for shared memory.
