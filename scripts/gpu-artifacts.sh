@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds here everything the GPU machine needs for bench/gpu/device-check.sh:
 # every kernel variant (test/lib/gpu_variants.py) compiled by
-# --attn-gpu-pipeline to host code + an embedded sm_90 cubin, linked with
+# --attn-gpu-pipeline to host code + an embedded sm_90 cubin (sm_90a for the
+# wgmma kernels), linked with
 # bench/gpu/driver.c into one executable next to libattn_cuda_runtime.so,
 # plus the PTX and ptxas resource lines of each kernel and a manifest.
 # Usage: scripts/gpu-artifacts.sh BUILD_DIR [OUT_DIR]
@@ -39,10 +40,12 @@ fi
 for mlir in "$out"/src/*.mlir; do
   name=$(basename "$mlir" .mlir)
   tiles=$(cat "$out/src/$name.tiles")
+  vchip=$chip
+  [ -f "$out/src/$name.chip" ] && vchip=$(cat "$out/src/$name.chip")
   if [ "$emulate" = 1 ]; then
     pipeline="--attn-gpu-emulation-pipeline=$tiles"
   else
-    pipeline="--attn-gpu-pipeline=chip=$chip format=bin $tiles"
+    pipeline="--attn-gpu-pipeline=chip=$vchip format=bin $tiles"
   fi
   "$build/bin/attn-opt" "$mlir" "$pipeline" -o "$out/obj/$name.llvm.mlir"
   "$llvm/mlir-translate" --mlir-to-llvmir "$out/obj/$name.llvm.mlir" \
@@ -52,7 +55,7 @@ for mlir in "$out"/src/*.mlir; do
   [ "$emulate" = 1 ] && continue
   # The PTX of the same kernel, for the record and for ptxas -v.
   "$build/bin/attn-opt" "$mlir" \
-    --attn-gpu-pipeline="chip=$chip format=isa $tiles" -o "$out/obj/$name.isa.mlir"
+    --attn-gpu-pipeline="chip=$vchip format=isa $tiles" -o "$out/obj/$name.isa.mlir"
   /usr/bin/python3 "$src/test/lib/gpu_binary.py" "$out/obj/$name.isa.mlir" \
     "$out/ptx" >/dev/null
 done

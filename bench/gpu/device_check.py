@@ -15,8 +15,9 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    synchronous calls of the AOT executable) against
    torch.nn.functional.scaled_dot_product_attention with the flash and
    cuDNN backends (CUDA events, warm-up, median of ITERS), as TFLOP/s and
-   ratios. Every built tile alternative of a benchmarked variant (names
-   with a _q<rows>kv<keys> suffix) is timed next to the default tiles. Writes table.md, results.json and raw timings to OUT_DIR.
+   ratios. Every built alternative of a benchmarked variant (names with a
+   _q<rows>kv<keys> tile suffix, or _wgmma for the Hopper kernel) is timed
+   next to the default kernel. Writes table.md, results.json and raw timings to OUT_DIR.
 """
 
 from __future__ import annotations
@@ -234,6 +235,8 @@ def main() -> int:
                 tiles = (f"{tv['block_q'] or 'def'}x{tv['block_kv'] or 'def'}"
                          if tv.get("block_q") or tv.get("block_kv")
                          else "default")
+                if tv.get("wgmma"):
+                    tiles += " wgmma"
                 row = {"B": b, "H": h, "L": L, "D": d, "causal": causal,
                        "variant": name, "tiles": tiles}
                 try:

@@ -8,7 +8,8 @@ batch and sequence lengths (one kernel serves every B, Lq, Lk):
 
 ``python3 gpu_variants.py OUTDIR [REGEX]`` writes one ``<name>.mlir`` per
 variant (those whose name matches REGEX) with its tile options in
-``<name>.tiles``, ``variants.json`` (name -> dtype, heads, head dims,
+``<name>.tiles``, the chip it needs in ``<name>.chip`` (if not the
+default), ``variants.json`` (name -> dtype, heads, head dims,
 causal, mask, bias, tiles, base name) and ``variants.inc`` (the table of
 bench/gpu/driver.c).
 """
@@ -38,16 +39,24 @@ class Variant:
     # that the device check times next to the defaults.
     block_q: int = 0
     block_kv: int = 0
+    # The Hopper kernel (--attn-gpu-pipeline="wgmma=1", chip sm_90a only).
+    wgmma: bool = False
 
     @property
     def tiles(self) -> str:
-        """The pipeline options that select the tiles ('' for defaults)."""
+        """The pipeline options that select the kernel ('' for defaults)."""
         opts = []
         if self.block_q:
             opts.append(f"block-q={self.block_q}")
         if self.block_kv:
             opts.append(f"block-kv={self.block_kv}")
+        if self.wgmma:
+            opts.append("wgmma=1")
         return " ".join(opts)
+
+    def chip(self, default: str) -> str:
+        """The chip to compile for: wgmma needs sm_90a's features."""
+        return "sm_90a" if self.wgmma else default
 
     @property
     def name(self) -> str:
@@ -63,6 +72,8 @@ class Variant:
             parts.append("mask")
         if self.bias:
             parts.append("bias")
+        if self.wgmma:
+            parts.append("wgmma")
         if self.block_q or self.block_kv:
             parts.append(f"q{self.block_q or 'def'}kv{self.block_kv or 'def'}")
         return "_".join(parts)
@@ -98,6 +109,17 @@ def _variants() -> list[Variant]:
             out.append(Variant("bf16", d, d, causal=causal, block_q=64,
                                block_kv=64))
     out.append(Variant("bf16", 128, 128, block_q=128, block_kv=32))
+    # The Hopper (wgmma) kernel at the benchmark's shapes, D=128 also with
+    # one 64-row slab and 64-key blocks; and, for correctness, with mask
+    # and bias, GQA with bottom-right causal, and D=256.
+    for d in (64, 128):
+        for causal in ("", "top_left"):
+            out.append(Variant("bf16", d, d, causal=causal, wgmma=True))
+    out.append(Variant("bf16", 128, 128, block_q=64, block_kv=64, wgmma=True))
+    out.append(Variant("f16", 128, 128, mask=True, bias=True, wgmma=True))
+    out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
+                       wgmma=True))
+    out.append(Variant("bf16", 256, 256, wgmma=True))
     return out
 
 
@@ -159,6 +181,9 @@ def main() -> int:
             f.write(module_text(v))
         with open(os.path.join(out, v.name + ".tiles"), "w") as f:
             f.write(v.tiles + "\n")
+        if v.chip(""):
+            with open(os.path.join(out, v.name + ".chip"), "w") as f:
+                f.write(v.chip("") + "\n")
         manifest[v.name] = dict(asdict(v), heads=HEADS, base=v.base_name)
     with open(os.path.join(out, "variants.json"), "w") as f:
         json.dump(manifest, f, indent=1)
