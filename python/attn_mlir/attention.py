@@ -331,14 +331,16 @@ class CompiledKernel:
         return self.binary.decode()
 
 
-def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, context):
+def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma,
+                  context):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
             f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
     module = context.parse(text)
     module.verify()
     module.run(f"attn-gpu-pipeline{{chip={chip} format={fmt} "
-               f"block-q={int(block_q)} block-kv={int(block_kv)}}}")
+               f"block-q={int(block_q)} block-kv={int(block_kv)} "
+               f"wgmma={int(bool(wgmma))}}}")
     host = str(module)
     objects = gpu_binary.extract(host)
     if not objects:
@@ -364,6 +366,7 @@ def compile_attention(
     binary_format="bin",
     block_q=0,
     block_kv=0,
+    wgmma=False,
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
     element type ("f32", "f16", "bf16"), scale (default 1/sqrt(Dqk)), causal
@@ -377,7 +380,9 @@ def compile_attention(
     through the mgpu* runtime (libattn_cuda_runtime). f16/bf16 inputs run
     on mma.sync m16n8k16, f32 on the slower TF32 path. block_q (64 or 128
     query rows per block) and block_kv (keys per step) override the
-    kernel's default tiles; 0 keeps them (docs/gpu.md).
+    kernel's default tiles; 0 keeps them (docs/gpu.md). wgmma=True
+    selects the Hopper kernel (wgmma from shared memory; chip="sm_90a",
+    f16/bf16, head dims multiples of 64).
     Invalid shapes or flags raise MLIRError with the op verifier's message.
     """
     if target not in ("cpu", "cuda"):
@@ -396,7 +401,7 @@ def compile_attention(
     )
     if target == "cuda":
         return _compile_cuda(text, signature, chip, binary_format, block_q,
-                             block_kv, context or Context())
+                             block_kv, wgmma, context or Context())
     context = context or Context()
     module = context.parse(text)
     module.verify()

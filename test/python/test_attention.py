@@ -169,6 +169,22 @@ def test_cuda_target_takes_tile_sizes():
                                     target="cuda", block_q=96)
 
 
+def test_cuda_target_takes_wgmma():
+    shape = (1, 2, 100, 64)
+    kernel = attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
+                                         target="cuda", binary_format="isa",
+                                         chip="sm_90a", wgmma=True)
+    assert kernel.chip == "sm_90a"
+    # 128 rows x 64 keys: S on m64n64k16, P V on m64n64k16 (B transposed).
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16" in kernel.ptx
+    assert "fence.proxy.async.shared::cta" in kernel.ptx
+    assert "mma.sync" not in kernel.ptx
+    with pytest.raises(MLIRError, match="multiples of 64"):
+        odd = (1, 2, 100, 48)
+        attn_mlir.compile_attention(odd, odd, odd, dtype="bf16",
+                                    target="cuda", chip="sm_90a", wgmma=True)
+
+
 def test_cuda_target_reports_unsupported_head_dims():
     shape = (1, 2, 64, 40)
     with pytest.raises(MLIRError, match="multiples of 16"):
