@@ -1,5 +1,6 @@
-// The Hopper kernel of --attn-to-gpu="wgmma": both products on wgmma from
-// shared memory in the 128-byte-swizzled layout, P through shared memory.
+// The Hopper kernel of --attn-to-gpu="wgmma": both products on wgmma, Q, K
+// and V from shared memory in the 128-byte-swizzled layout, P from
+// registers.
 // RUN: attn-opt %s --attn-to-gpu=wgmma --canonicalize --cse | FileCheck %s
 // RUN: attn-opt %s --attn-to-gpu="wgmma emulate" | FileCheck %s --check-prefix=EMU
 // The pipeline to PTX for sm_90a, the only target with wgmma.
@@ -9,21 +10,20 @@
 // Other chips have no wgmma: a located error.
 // RUN: not attn-opt %s --attn-gpu-pipeline="chip=sm_90 format=isa wgmma=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM90
 
-// D = 128: two 64-row slabs, 32-key blocks (the defaults). Shared memory:
+// D = 128: two 64-row slabs, 64-key blocks (the defaults). Shared memory:
 // Q 2 panels x 128 rows x 64 (32768 bytes), K and V 2 buffers x 2 panels
-// x 32 x 64 (16384 each), P one 64-key panel x 128 rows (16384), and 1024
-// bytes to align the start to the swizzle's repeat: 82944.
+// x 64 x 64 (32768 each), and 1024 bytes to align the start to the
+// swizzle's repeat: 99328.
 // CHECK-LABEL: func.func @bf16_d128
-// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c82944_i32
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c99328_i32
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[ADDR:.*]] = memref.extract_aligned_pointer_as_index %[[SMEM]]
 // CHECK: %[[MIS:.*]] = arith.remui %[[ADDR]], %c1024
 // CHECK: %[[PAD:.*]] = arith.subi %c1024, %[[MIS]]
 // CHECK: %[[SHIFT:.*]] = arith.remui %[[PAD]], %c1024
 // CHECK: memref.view %[[SMEM]][%[[SHIFT]]][] {{.*}} to memref<2x128x64xbf16, #gpu.address_space<workgroup>>
-// CHECK: memref.view {{.*}} to memref<2x2x32x64xbf16, #gpu.address_space<workgroup>>
-// CHECK: memref.view {{.*}} to memref<2x2x32x64xbf16, #gpu.address_space<workgroup>>
-// CHECK: memref.view {{.*}} to memref<1x128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2x2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2x2x64x64xbf16, #gpu.address_space<workgroup>>
 // The swizzle of the cp.async destinations: chunk xor row % 8.
 // CHECK: arith.xori
 // CHECK: nvgpu.device_async_copy {{.*}} to memref<2x128x64xbf16, #gpu.address_space<workgroup>>
@@ -38,24 +38,25 @@
 // CHECK: arith.andi %{{.*}}, %c262143_i64
 // CHECK: arith.shrui %{{.*}}, %c4_i64
 // CHECK: arith.ori %{{.*}}, %c4611686293305360384_i64
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
-// CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // The second slab reuses the K descriptors.
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <zero>]
-// CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <one>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>]
+// CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT: llvm.inline_asm has_side_effects "", "=f,0"
-// P to shared memory (32-bit stores), fenced and synchronized for wgmma.
-// CHECK: vector.store %{{.*}} : memref<1x128x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK-NEXT: gpu.barrier
-// O += P V: V is MN-major (B transposed: <row>), LBO = 32 keys x 128 bytes
-// between 64-column panels (256 << 16).
+// O += P V: P from registers (register-A wgmma: 64 accumulators tied to
+// their inputs, 4 A registers, the V descriptor, scale-d), after the O
+// accumulators and the packed P registers are pinned and fenced. V is
+// MN-major (imm-trans-b 1); its LBO = 64 keys x 128 bytes between
+// 64-column panels (512 << 16). No barrier: P never leaves the warp.
+// CHECK-NOT: gpu.barrier
 // CHECK: llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK: llvm.inline_asm has_side_effects "", "=r,0"
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: arith.ori %{{.*}}, %c4611686293322072064_i64
-// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: arith.ori %{{.*}}, %c4611686293338849280_i64
+// CHECK-COUNT-8: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $133, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},=f,0,1,{{.*}},63,r,r,r,r,l,r"
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: gpu.barrier
@@ -68,16 +69,17 @@ func.func @bf16_d128(%q: memref<2x8x100x128xbf16>, %k: memref<2x8x77x128xbf16>,
 }
 
 // The emulation decodes the descriptors in one helper per wgmma form, with
-// the accumulators in a [register][lane] scratch buffer.
+// the accumulators in a [register][lane] scratch buffer; the register-A
+// form takes the 4 A registers as 8 lane vectors.
 // EMU-LABEL: func.func @bf16_d128
-// EMU: %[[SMEM:.*]] = memref.alloca() : memref<82944xi8>
+// EMU: %[[SMEM:.*]] = memref.alloca() : memref<99328xi8>
 // EMU: %[[SCRATCH:.*]] = memref.alloca() : memref<128x128xf32>
-// EMU: call @__attn_emu_wgmma32_0(%{{.*}}, %{{.*}}, %[[SMEM]], %[[SCRATCH]]) : (i64, i64, memref<82944xi8>, memref<128x128xf32>) -> ()
-// EMU: call @__attn_emu_wgmma32acc_0(
-// EMU: call @__attn_emu_wgmma128tacc_0(
-// EMU: func.func private @__attn_emu_wgmma32_0(
-// EMU: func.func private @__attn_emu_wgmma32acc_0(
-// EMU: func.func private @__attn_emu_wgmma128tacc_0(
+// EMU: call @__attn_emu_wgmma64_0(%{{.*}}, %{{.*}}, %[[SMEM]], %[[SCRATCH]]) : (i64, i64, memref<99328xi8>, memref<128x128xf32>) -> ()
+// EMU: call @__attn_emu_wgmma64acc_0(
+// EMU: call @__attn_emu_wgmmar128tacc_0({{.*}}, %[[SMEM]], %[[SCRATCH]]) : (vector<128xbf16>, vector<128xbf16>, vector<128xbf16>, vector<128xbf16>, vector<128xbf16>, vector<128xbf16>, vector<128xbf16>, vector<128xbf16>, i64, memref<99328xi8>, memref<128x128xf32>) -> ()
+// EMU: func.func private @__attn_emu_wgmma64_0(
+// EMU: func.func private @__attn_emu_wgmma64acc_0(
+// EMU: func.func private @__attn_emu_wgmmar128tacc_0(
 
 // OBJ: bf16_d128_kernel.sm_90a.ptx
 
@@ -86,9 +88,9 @@ func.func @bf16_d128(%q: memref<2x8x100x128xbf16>, %k: memref<2x8x77x128xbf16>,
 // PTX-DAG: fence.proxy.async.shared::cta;
 // PTX-DAG: wgmma.fence.sync.aligned;
 // Scale-d predicate, scale-a, scale-b, no transposes.
-// PTX-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1,  1, 0,  0;
-// B (V) transposed.
-// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1,  1, 0,  1;
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1,  1, 0,  0;
+// A from registers, B (V) transposed.
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // PTX-DAG: wgmma.commit_group.sync.aligned;
 // PTX-DAG: wgmma.wait_group.sync.aligned 0;
 

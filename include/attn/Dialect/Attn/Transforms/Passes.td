@@ -224,11 +224,11 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
 
     With `wgmma=true` (f16/bf16, head dims multiples of 64; the module must
     be compiled for `sm_90a`) the kernel is the Hopper variant: both
-    products are warpgroup `wgmma.mma_async` m64nNk16 ops reading their
-    operands from shared memory through matrix descriptors. Q, K and V are
-    staged (by `cp.async`) in 64-column panels with the 128-byte swizzle,
-    and P is stored there too as the A operand of P V. Each 64-row slab of
-    the block is one warpgroup tile (warp w owns its rows 16w..16w+15).
+    products are warpgroup `wgmma.mma_async` m64nNk16 ops: Q, K and V are
+    read from shared memory through matrix descriptors, staged there (by
+    `cp.async`) in 64-column panels with the 128-byte swizzle; P stays in
+    registers as the A operand of P V. Each 64-row slab of the block is
+    one warpgroup tile (warp w owns its rows 16w..16w+15).
 
     With `emulate=true` the same per-block program is emitted as CPU code:
     loops over the grid, and the 128 threads of a block as the lanes of
@@ -248,9 +248,8 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
            "128 (0: 64; 32 for causal D = 128 with 128 rows and for D > 128; "
            "TF32: 32, or 16 for D > 128)">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "The Hopper kernel (sm_90a): wgmma from shared memory instead of "
-           "mma.sync (default tiles: 128x64, 128x32 above D = 64, 64x64 "
-           "with mask or bias or above D = 128)">
+           "The Hopper kernel (sm_90a): wgmma instead of mma.sync (default "
+           "tiles as for mma.sync, but 64 keys above D = 128)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -295,129 +295,60 @@ public:
   }
   // wgmma completes at once here; nothing to order.
   void fenceAsyncProxy() override {}
-  void wgmmaFence(MutableArrayRef<Value>) override {}
-  void wgmmaCommitAndWait(MutableArrayRef<Value>) override {}
+  void wgmmaFence(MutableArrayRef<Value>, MutableArrayRef<PackedReg>) override {
+  }
+  void wgmmaCommit() override {}
+  void wgmmaWait(int, MutableArrayRef<Value>) override {}
 
   SmallVector<Value> wgmma(Value descA, Value descB, ArrayRef<Value> d,
                            int64_t n, bool accumulate,
                            bool transposeB) override {
-    // The accumulators go through a [register][lane] scratch buffer, so the
-    // helper loops over registers instead of unrolling n / 2 of them.
-    if (!wgmmaScratch) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointAfterValue(smemBase);
-      wgmmaScratch = memref::AllocaOp::create(
-          b, loc,
-          MemRefType::get({kMaxWgmmaN / 2, kThreadsPerBlock}, b.getF32Type()));
-    }
-    auto regIndex = [&](int64_t i) -> SmallVector<Value> {
-      return {arith::ConstantIndexOp::create(b, loc, i),
-              arith::ConstantIndexOp::create(b, loc, 0)};
-    };
-    if (accumulate)
-      for (int64_t i = 0; i < n / 2; ++i)
-        vector::StoreOp::create(b, loc, d[i], wgmmaScratch, regIndex(i));
     std::string kind = "wgmma" + std::to_string(n) + (transposeB ? "t" : "") +
                        (accumulate ? "acc" : "");
-    outlined(kind, {descA, descB, smemBase, wgmmaScratch}, {},
-             [&](ValueRange a) -> SmallVector<Value> {
-               wgmmaImpl(a[0], a[1], a[2], a[3], n, accumulate, transposeB);
-               return {};
-             });
-    SmallVector<Value> out;
-    auto type = cast<VectorType>(perThreadType(b.getF32Type()));
-    for (int64_t i = 0; i < n / 2; ++i)
-      out.push_back(
-          vector::LoadOp::create(b, loc, type, wgmmaScratch, regIndex(i)));
-    return out;
+    return wgmmaCall(
+        kind, {descA}, descB, d, n, accumulate,
+        [&](ValueRange args, Value descBArg, Value smem, Value scratch) {
+          Value elems = halfView(smem);
+          Value startA = descField(args[0], 0);
+          Value sboA = descField(args[0], 32);
+          wgmmaImpl(descBArg, elems, scratch, n, accumulate, transposeB,
+                    [&](Value, Value row, Value, int k) {
+                      return loadSwizzled(
+                          elems,
+                          kMajorAddress(startA, sboA, row, indexConst(k)));
+                    });
+        });
   }
-  /// The PTX ISA's wgmma m64nNk16 with f32 accumulators and 16-bit operands
-  /// in 128-byte-swizzled canonical layouts, decoded from the descriptors
-  /// (bits 0-13: start address >> 4, 16-29: leading byte offset >> 4,
-  /// 32-45: stride byte offset >> 4; swizzle mode 1 is assumed):
-  ///   K-major element (mn, k):  (mn / 8) SBO + (mn % 8) 128 + 2 k
-  ///   MN-major element (k, mn): (mn / 64) LBO + 2 (mn % 64) + (k % 8) 128
-  ///                             + (k / 8) SBO
-  /// from the start address, then bits 4-6 of the address XOR bits 7-9.
-  /// Thread l of the warpgroup holds D[16 (l / 32) + g + 8 ((i / 2) % 2)]
-  /// [8 (i / 4) + 2 t + i % 2] in register i (g, t: lane % 32 / 4, lane % 4).
-  void wgmmaImpl(Value descA, Value descB, Value smem, Value scratch, int64_t n,
-                 bool accumulate, bool transposeB) {
-    int64_t bytes = cast<MemRefType>(smem.getType()).getDimSize(0);
-    Value elems = memref::ViewOp::create(
-        b, loc, MemRefType::get({bytes / 2}, elemType), smem,
-        arith::ConstantIndexOp::create(b, loc, 0), ValueRange{});
-    auto field = [&](Value desc, int64_t shift) -> Value {
-      Value v = arith::ShRUIOp::create(
-          b, loc, desc, arith::ConstantIntOp::create(b, loc, shift, 64));
-      v = arith::AndIOp::create(
-          b, loc, v, arith::ConstantIntOp::create(b, loc, 0x3FFF, 64));
-      return mulConst(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v),
-                      16);
-    };
-    Value startA = field(descA, 0), sboA = field(descA, 32);
-    Value startB = field(descB, 0), lboB = field(descB, 16),
-          sboB = field(descB, 32);
-    auto kMajor = [&](Value start, Value sbo, Value mn, Value k) {
-      Value off = arith::MulIOp::create(b, loc, divConst(mn, 8), sbo);
-      off = add(off, mulConst(remConst(mn, 8), 128));
-      return add(start, add(off, mulConst(k, 2)));
-    };
-    auto mnMajor = [&](Value start, Value lbo, Value sbo, Value k, Value mn) {
-      Value off = arith::MulIOp::create(b, loc, divConst(mn, 64), lbo);
-      off = add(off, mulConst(remConst(mn, 64), 2));
-      off = add(off, mulConst(remConst(k, 8), 128));
-      off = add(off, arith::MulIOp::create(b, loc, divConst(k, 8), sbo));
-      return add(start, off);
-    };
-    Type f32 = b.getF32Type();
-    auto loadAt = [&](Value addr) -> Value {
-      Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
-      Value phys = arith::XOrIOp::create(b, loc, addr, swz);
-      Value v =
-          memref::LoadOp::create(b, loc, elems, ValueRange{divConst(phys, 2)});
-      return arith::ExtFOp::create(b, loc, f32, v);
-    };
-    laneLoop({}, [&](Value lane, ValueRange) -> SmallVector<Value> {
-      auto [warpBase, g, t] = laneCoords(lane);
-      (void)warpBase;
-      // Warp w of the warpgroup holds rows 16 w .. 16 w + 15.
-      Value rowBase = add(mulConst(divConst(lane, kWarpSize), 16), g);
-      Value lb = arith::ConstantIndexOp::create(b, loc, 0);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      auto regs = scf::ForOp::create(
-          b, loc, lb, arith::ConstantIndexOp::create(b, loc, n / 2), one);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(regs.getBody()->getTerminator());
-      Value i = regs.getInductionVar();
-      Value row = add(rowBase, mulConst(remConst(divConst(i, 2), 2), 8));
-      Value col =
-          add(add(mulConst(divConst(i, 4), 8), mulConst(t, 2)), remConst(i, 2));
-      Value init =
-          accumulate
-              ? memref::LoadOp::create(b, loc, scratch, ValueRange{i, lane})
-                    .getResult()
-              : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+
+  SmallVector<Value> wgmmaRegA(ArrayRef<PackedReg> a, Value descB,
+                               ArrayRef<Value> d, int64_t n, bool accumulate,
+                               bool transposeB) override {
+    std::string kind = "wgmmar" + std::to_string(n) + (transposeB ? "t" : "") +
+                       (accumulate ? "acc" : "");
+    SmallVector<Value> regs;
+    for (const PackedReg &r : a)
+      regs.append({r.lo, r.hi});
+    return wgmmaCall(
+        kind, regs, descB, d, n, accumulate,
+        [&](ValueRange av, Value descBArg, Value smem, Value scratch) {
+          wgmmaImpl(
+              descBArg, halfView(smem), scratch, n, accumulate, transposeB,
+              [&](Value warpBase, Value row, Value rowHalf, int k) {
+                // The mma.sync A layout within the warp: A[g + 8 h][k] is
+                // in lane 4 g + (k % 8) / 2, register h + 2 (k / 8),
+                // element k % 2 (g = row % 8).
+                Value lane =
+                    add(warpBase,
+                        addConst(mulConst(remConst(row, 8), 4), (k % 8) / 2));
+                Value lo = extract(av[2 * (2 * (k / 8)) + k % 2], lane);
+                Value hi = extract(av[2 * (1 + 2 * (k / 8)) + k % 2], lane);
+                Value isHi = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::eq, rowHalf, indexConst(1));
+                Value v = arith::SelectOp::create(b, loc, isHi, hi, lo);
+                return arith::ExtFOp::create(b, loc, b.getF32Type(), v)
                     .getResult();
-      auto ks = scf::ForOp::create(b, loc, lb,
-                                   arith::ConstantIndexOp::create(b, loc, 16),
-                                   one, ValueRange{init});
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(ks.getBody());
-        Value k = ks.getInductionVar();
-        Value aVal = loadAt(kMajor(startA, sboA, row, k));
-        Value bVal = loadAt(transposeB ? mnMajor(startB, lboB, sboB, k, col)
-                                       : kMajor(startB, sboB, col, k));
-        Value acc =
-            arith::AddFOp::create(b, loc, ks.getRegionIterArgs()[0],
-                                  arith::MulFOp::create(b, loc, aVal, bVal));
-        scf::YieldOp::create(b, loc, acc);
-      }
-      memref::StoreOp::create(b, loc, ks.getResult(0), scratch,
-                              ValueRange{i, lane});
-      return {};
-    });
+              });
+        });
   }
 
   Value load(Value memref, ValueRange idx) override {
@@ -472,6 +403,132 @@ public:
   }
 
 private:
+  using WgmmaBody = llvm::function_ref<void(ValueRange operandsA, Value descB,
+                                            Value smem, Value scratch)>;
+  /// Calls the helper `kind` on the A operands `operandsA`, descriptor
+  /// `descB`, shared memory and the accumulators, which go through a
+  /// [register][lane] scratch buffer, so that the helper loops over
+  /// registers instead of unrolling n / 2 of them.
+  SmallVector<Value> wgmmaCall(const std::string &kind, ValueRange operandsA,
+                               Value descB, ArrayRef<Value> d, int64_t n,
+                               bool accumulate, WgmmaBody body) {
+    if (!wgmmaScratch) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfterValue(smemBase);
+      wgmmaScratch = memref::AllocaOp::create(
+          b, loc,
+          MemRefType::get({kMaxWgmmaN / 2, kThreadsPerBlock}, b.getF32Type()));
+    }
+    auto regIndex = [&](int64_t i) -> SmallVector<Value> {
+      return {indexConst(i), indexConst(0)};
+    };
+    if (accumulate)
+      for (int64_t i = 0; i < n / 2; ++i)
+        vector::StoreOp::create(b, loc, d[i], wgmmaScratch, regIndex(i));
+    SmallVector<Value> args(operandsA.begin(), operandsA.end());
+    size_t numA = args.size();
+    args.append({descB, smemBase, wgmmaScratch});
+    outlined(kind, args, {}, [&](ValueRange x) -> SmallVector<Value> {
+      body(x.take_front(numA), x[numA], x[numA + 1], x[numA + 2]);
+      return {};
+    });
+    SmallVector<Value> out;
+    auto type = cast<VectorType>(perThreadType(b.getF32Type()));
+    for (int64_t i = 0; i < n / 2; ++i)
+      out.push_back(
+          vector::LoadOp::create(b, loc, type, wgmmaScratch, regIndex(i)));
+    return out;
+  }
+
+  /// A[row][k] as f32, given the thread's first lane of its warp, the row,
+  /// and which of the thread's two rows it is (0: g, 1: g + 8).
+  using WgmmaA = llvm::function_ref<Value(Value warpBase, Value row,
+                                          Value rowHalf, int k)>;
+  /// The PTX ISA's wgmma m64nNk16 with f32 accumulators and 16-bit operands
+  /// in 128-byte-swizzled canonical layouts, decoded from the descriptors
+  /// (bits 0-13: start address >> 4, 16-29: leading byte offset >> 4,
+  /// 32-45: stride byte offset >> 4; swizzle mode 1 is assumed):
+  ///   K-major element (mn, k):  (mn / 8) SBO + (mn % 8) 128 + 2 k
+  ///   MN-major element (k, mn): (mn / 64) LBO + 2 (mn % 64) + (k % 8) 128
+  ///                             + (k / 8) SBO
+  /// from the start address, then bits 4-6 of the address XOR bits 7-9.
+  /// Thread l of the warpgroup holds D[16 (l / 32) + g + 8 ((i / 2) % 2)]
+  /// [8 (i / 4) + 2 t + i % 2] in register i (g, t: lane % 32 / 4, lane % 4).
+  void wgmmaImpl(Value descB, Value elems, Value scratch, int64_t n,
+                 bool accumulate, bool transposeB, WgmmaA aAt) {
+    Value startB = descField(descB, 0), lboB = descField(descB, 16),
+          sboB = descField(descB, 32);
+    laneLoop({}, [&](Value lane, ValueRange) -> SmallVector<Value> {
+      auto [warpBase, g, t] = laneCoords(lane);
+      // Warp w of the warpgroup holds rows 16 w .. 16 w + 15.
+      Value rowBase = add(mulConst(divConst(lane, kWarpSize), 16), g);
+      auto regs = scf::ForOp::create(b, loc, indexConst(0), indexConst(n / 2),
+                                     indexConst(1));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(regs.getBody()->getTerminator());
+      Value i = regs.getInductionVar();
+      Value rowHalf = remConst(divConst(i, 2), 2);
+      Value row = add(rowBase, mulConst(rowHalf, 8));
+      Value col =
+          add(add(mulConst(divConst(i, 4), 8), mulConst(t, 2)), remConst(i, 2));
+      Value acc =
+          accumulate
+              ? memref::LoadOp::create(b, loc, scratch, ValueRange{i, lane})
+                    .getResult()
+              : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                    .getResult();
+      for (int k = 0; k < 16; ++k) {
+        Value bAddr =
+            transposeB ? mnMajorAddress(startB, lboB, sboB, indexConst(k), col)
+                       : kMajorAddress(startB, sboB, col, indexConst(k));
+        Value prod = arith::MulFOp::create(
+            b, loc, aAt(warpBase, row, rowHalf, k), loadSwizzled(elems, bAddr));
+        acc = arith::AddFOp::create(b, loc, acc, prod);
+      }
+      memref::StoreOp::create(b, loc, acc, scratch, ValueRange{i, lane});
+      return {};
+    });
+  }
+  /// Shared memory as 16-bit elements.
+  Value halfView(Value smem) {
+    int64_t bytes = cast<MemRefType>(smem.getType()).getDimSize(0);
+    return memref::ViewOp::create(b, loc,
+                                  MemRefType::get({bytes / 2}, elemType), smem,
+                                  indexConst(0), ValueRange{});
+  }
+  /// A descriptor's 14-bit field at bit `shift`, in bytes (index).
+  Value descField(Value desc, int64_t shift) {
+    Value v = arith::ShRUIOp::create(
+        b, loc, desc, arith::ConstantIntOp::create(b, loc, shift, 64));
+    v = arith::AndIOp::create(b, loc, v,
+                              arith::ConstantIntOp::create(b, loc, 0x3FFF, 64));
+    return mulConst(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v),
+                    16);
+  }
+  Value kMajorAddress(Value start, Value sbo, Value mn, Value k) {
+    Value off = arith::MulIOp::create(b, loc, divConst(mn, 8), sbo);
+    off = add(off, mulConst(remConst(mn, 8), 128));
+    return add(start, add(off, mulConst(k, 2)));
+  }
+  Value mnMajorAddress(Value start, Value lbo, Value sbo, Value k, Value mn) {
+    Value off = arith::MulIOp::create(b, loc, divConst(mn, 64), lbo);
+    off = add(off, mulConst(remConst(mn, 64), 2));
+    off = add(off, mulConst(remConst(k, 8), 128));
+    off = add(off, arith::MulIOp::create(b, loc, divConst(k, 8), sbo));
+    return add(start, off);
+  }
+  /// The element at (unswizzled) byte address `addr`, as f32.
+  Value loadSwizzled(Value elems, Value addr) {
+    Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
+    Value phys = arith::XOrIOp::create(b, loc, addr, swz);
+    Value v =
+        memref::LoadOp::create(b, loc, elems, ValueRange{divConst(phys, 2)});
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  }
+  Value indexConst(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+
   using OutlinedBody = llvm::function_ref<SmallVector<Value>(ValueRange)>;
   /// Calls a private function that does what `body` builds, creating it
   /// the first time: one copy of each lane loop per module keeps the
@@ -629,6 +686,7 @@ private:
 
   std::array<Value, 3> blockIds;
   Value smemBase, wgmmaScratch;
+
   llvm::StringMap<func::FuncOp> outlinedFns;
 };
 } // namespace

@@ -31,7 +31,7 @@
 // w owns its rows 16 w .. 16 w + 15, in the same accumulator layout as
 // mma.sync's C, so the softmax code is shared); Q, K and V are staged in
 // 64-column panels with the 128-byte swizzle that the descriptors name,
-// and P is stored there as the A operand of P V.
+// and P stays in registers as the A operand of P V (the register-A form).
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,24 +134,14 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   // take Dv / 2 registers per row tile) keep one row tile; f32 (TF32) tiles
   // take twice the shared memory: 64 rows, 32 or 16 keys.
   int64_t widest = std::max(d, dv);
-  if (cfg.wgmma) {
-    // The same rule with the wgmma kernel's measurements (ptxas -v, sm_90a):
-    // two slabs fit with 64-key blocks up to D = 64 and 32-key blocks at
-    // D = 128 (64 keys spill 84 bytes: S and O take 192 registers); mask,
-    // bias and D > 128 keep one slab.
-    if (widest > 128 || op.getMask() || op.getBias()) {
-      cfg.blockQ = 64;
-      cfg.blockKV = 64;
-    } else {
-      cfg.blockQ = 128;
-      cfg.blockKV = widest > 64 ? 32 : 64;
-    }
-  } else if (cfg.isTF32()) {
+  // The wgmma kernel (measured on sm_90a) fits the same tiles, and 64-key
+  // blocks above D = 128, as it has no Q, K or V fragments in registers.
+  if (cfg.isTF32()) {
     cfg.blockQ = 64;
     cfg.blockKV = widest > 128 ? 16 : 32;
   } else if (widest > 128 || op.getMask() || op.getBias()) {
     cfg.blockQ = 64;
-    cfg.blockKV = widest > 128 ? 32 : 64;
+    cfg.blockKV = widest > 128 && !cfg.wgmma ? 32 : 64;
   } else {
     cfg.blockQ = 128;
     cfg.blockKV = widest > 64 && cfg.causal ? 32 : 64;
@@ -274,6 +264,16 @@ private:
     int64_t fields = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1LL << 62);
     return arith::OrIOp::create(b, loc, start, c64(fields));
   }
+  /// `desc` with its start address `bytes` further (a multiple of 16): one
+  /// add to the start field, which cannot carry out of its 14 bits as
+  /// shared addresses stay below 2^18.
+  Value advanceDescriptor(Value desc, int64_t bytes) {
+    if (bytes == 0)
+      return desc;
+    return arith::AddIOp::create(
+        b, loc, desc,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), bytes >> 4));
+  }
   /// acc[rt] n8 tiles 2np and 2np+1 += a[rt] times the two B fragments of
   /// one ldmatrix.x4 (`frag`), for every row tile rt: one fragment load
   /// feeds the mma of all row tiles.
@@ -299,11 +299,10 @@ private:
   /// layout with shuffles.
   void accumulatePVTF32(SmallVector<Value> &acc, ArrayRef<Value> p, Value sV,
                         Value buf);
-  /// wgmma path: acc += P V, with P (rounded) stored to shared memory in
-  /// the swizzled layout, where wgmma reads it as its A operand.
+  /// wgmma path: acc += P V, P (rounded) from registers.
   void accumulatePVWgmma(SmallVector<SmallVector<Value>> &acc,
-                         ArrayRef<SmallVector<Value>> p, Value sP, Value buf,
-                         int64_t pOffset, int64_t vOffset);
+                         ArrayRef<SmallVector<Value>> p, Value buf,
+                         int64_t vOffset);
   static SmallVector<Value> flatten(ArrayRef<SmallVector<Value>> tiles) {
     SmallVector<Value> flat;
     for (const SmallVector<Value> &tile : tiles)
@@ -523,49 +522,41 @@ void FlashAttentionEmitter::accumulatePVTF32(SmallVector<Value> &acc,
 
 void FlashAttentionEmitter::accumulatePVWgmma(
     SmallVector<SmallVector<Value>> &acc, ArrayRef<SmallVector<Value>> p,
-    Value sP, Value buf, int64_t pOffset, int64_t vOffset) {
-  int64_t bm = cfg.blockQ, bn = cfg.blockKV, dv = cfg.headDimV;
-  // Thread (g, t) of warp w holds P[row 16 w + g (+ 8)][8 nt + 2 t (+ 1)] of
-  // each slab; one 32-bit store per pair (conflict-free: the 8 rows a
-  // store instruction touches have their chunks swizzled apart).
-  Type elem = t.perThreadType(cfg.elemType);
-  Value always = t.lift(arith::ConstantIntOp::create(b, loc, 1, 1));
+    Value buf, int64_t vOffset) {
+  int64_t bn = cfg.blockKV, dv = cfg.headDimV;
+  // A = P from registers: the S accumulators of key tiles 2 kk and 2 kk + 1,
+  // rounded and packed, are the A fragment of k step kk (the wgmma m64k16
+  // A layout is mma.sync's, per warp). B = V[key][dv] is MN-major: LBO
+  // steps over 64-column panels, SBO over 8-key groups.
+  SmallVector<SmallVector<PackedReg>> a(p.size());
   for (size_t rt = 0; rt < p.size(); ++rt) {
-    for (int64_t nt = 0; nt < bn / 8; ++nt) {
-      for (int h = 0; h < 2; ++h) {
-        Value row = add(tileRow(rt), add(group, pc(8 * h)));
-        Value col = add(mul(quad, pc(2)), pc(8 * nt));
-        Value lo = arith::TruncFOp::create(b, loc, elem, p[rt][4 * nt + 2 * h]);
-        Value hi =
-            arith::TruncFOp::create(b, loc, elem, p[rt][4 * nt + 2 * h + 1]);
-        t.storePair(lo, hi, sP,
-                    {pc(8 * nt / 64), row, swizzledColumn(row, col)}, always);
-      }
+    for (int64_t kk = 0; kk < bn / 16; ++kk) {
+      const Value *p0 = &p[rt][4 * (2 * kk)];
+      const Value *p1 = &p[rt][4 * (2 * kk + 1)];
+      a[rt].append({t.pack(p0[0], p0[1]), t.pack(p0[2], p0[3]),
+                    t.pack(p1[0], p1[1]), t.pack(p1[2], p1[3])});
     }
   }
-  // Every warp's P is read by the warpgroup's wgmma.
-  t.fenceAsyncProxy();
-  t.barrier();
-  // A = P (K-major, k step kk 32 bytes into the rows of panel kk / 4);
-  // B = V[key][dv] is MN-major: LBO steps over 64-column panels, SBO over
-  // 8-key groups.
-  Value vBase = add(ci(vOffset), mul(buf, ci(bn * dv * kWgmmaElemBytes)));
   SmallVector<Value> flat = flatten(acc);
-  t.wgmmaFence(flat);
+  SmallVector<PackedReg> flatA;
+  for (const SmallVector<PackedReg> &regs : a)
+    flatA.append(regs);
+  t.wgmmaFence(flat, flatA);
   unflatten(flat, acc);
+  Value vDesc =
+      wgmmaDescriptor(add(ci(vOffset), mul(buf, ci(bn * dv * kWgmmaElemBytes))),
+                      bn * 128, 1024);
   for (size_t rt = 0; rt < acc.size(); ++rt) {
     for (int64_t kk = 0; kk < bn / 16; ++kk) {
-      Value descP = wgmmaDescriptor(
-          ci(pOffset + (kk / 4) * bm * 128 + rt * 64 * 128 + (kk % 4) * 32), 16,
-          1024);
-      Value descV =
-          wgmmaDescriptor(add(vBase, ci(kk * 16 * 128)), bn * 128, 1024);
-      acc[rt] = t.wgmma(descP, descV, acc[rt], dv, /*accumulate=*/true,
-                        /*transposeB=*/true);
+      Value descV = advanceDescriptor(vDesc, kk * 16 * 128);
+      ArrayRef<PackedReg> regs(&flatA[(rt * (bn / 16) + kk) * 4], 4);
+      acc[rt] = t.wgmmaRegA(regs, descV, acc[rt], dv, /*accumulate=*/true,
+                            /*transposeB=*/true);
     }
   }
+  t.wgmmaCommit();
   flat = flatten(acc);
-  t.wgmmaCommitAndWait(flat);
+  t.wgmmaWait(0, flat);
   unflatten(flat, acc);
 }
 
@@ -615,17 +606,15 @@ void FlashAttentionEmitter::emit() {
   group = div(lane, pc(4));
   quad = rem(lane, pc(4));
 
-  // Shared memory: Q, the two K buffers, the two V buffers (and P).
+  // Shared memory: Q, the two K buffers, the two V buffers.
   int64_t kOffset = cfg.sharedQBytes();
   int64_t vOffset = kOffset + cfg.sharedKBytes();
-  int64_t pOffset = vOffset + cfg.sharedVBytes();
-  Value sQ, sK, sV, sP;
+  Value sQ, sK, sV;
   if (cfg.wgmma) {
     // Panels of 64 columns: [(buffer,) panel, row, 64].
     sQ = t.sharedView(0, sharedType({d / 64, bm, 64}));
     sK = t.sharedView(kOffset, sharedType({2, d / 64, bn, 64}));
     sV = t.sharedView(vOffset, sharedType({2, dv / 64, bn, 64}));
-    sP = t.sharedView(pOffset, sharedType({cfg.pPanels(), bm, 64}));
   } else {
     sQ = t.sharedView(0, sharedType({bm, d + cfg.padQK()}));
     sK = t.sharedView(kOffset, sharedType({2, bn, d + cfg.padQK()}));
@@ -718,21 +707,22 @@ void FlashAttentionEmitter::emit() {
     } else if (cfg.wgmma) {
       // One m64n(bn)k16 wgmma per slab and 16 columns of D; every operand
       // is K-major. k step kk is 32 bytes into the rows of panel kk / 4.
-      Value kBase = add(ci(kOffset), mul(buf, ci(bn * d * kWgmmaElemBytes)));
+      Value kDesc = wgmmaDescriptor(
+          add(ci(kOffset), mul(buf, ci(bn * d * kWgmmaElemBytes))), 16, 1024);
       t.wgmmaFence({});
       for (int64_t rt = 0; rt < numRT; ++rt) {
         for (int64_t kk = 0; kk < d / 16; ++kk) {
           int64_t inRow = (kk % 4) * 32;
           Value descQ = wgmmaDescriptor(
               ci((kk / 4) * bm * 128 + rt * 64 * 128 + inRow), 16, 1024);
-          Value descK = wgmmaDescriptor(
-              add(kBase, ci((kk / 4) * bn * 128 + inRow)), 16, 1024);
+          Value descK = advanceDescriptor(kDesc, (kk / 4) * bn * 128 + inRow);
           s[rt] = t.wgmma(descQ, descK, s[rt], bn, /*accumulate=*/kk > 0,
                           /*transposeB=*/false);
         }
       }
+      t.wgmmaCommit();
       SmallVector<Value> flat = flatten(s);
-      t.wgmmaCommitAndWait(flat);
+      t.wgmmaWait(0, flat);
       unflatten(flat, s);
     } else {
       Value kRow = add(mul(div(lane, pc(16)), pc(8)), rem(lane, pc(8)));
@@ -824,7 +814,7 @@ void FlashAttentionEmitter::emit() {
       for (int64_t rt = 0; rt < numRT; ++rt)
         accumulatePVTF32(acc[rt], s[rt], sV, buf);
     } else if (cfg.wgmma) {
-      accumulatePVWgmma(acc, s, sP, buf, pOffset, vOffset);
+      accumulatePVWgmma(acc, s, buf, vOffset);
     } else {
       // O += P V: the S accumulators of key tiles 2kk and 2kk+1 are the A
       // operand of k step kk. Each V fragment feeds every row tile.

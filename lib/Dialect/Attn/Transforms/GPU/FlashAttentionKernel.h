@@ -37,8 +37,8 @@ struct FlashKernelConfig {
 
   /// The Hopper path (sm_90a): both products on wgmma m64nNk16, each
   /// row tile a 64-row slab of the warpgroup (warp w owns rows 16 w ..
-  /// 16 w + 15 of each slab), operands read by wgmma from shared memory in
-  /// the 128-byte-swizzled layout; P goes through shared memory.
+  /// 16 w + 15 of each slab), Q, K and V read by wgmma from shared memory
+  /// in the 128-byte-swizzled layout, P from registers.
   bool wgmma = false;
 
   bool isTF32() const { return elemType.isF32(); }
@@ -65,16 +65,12 @@ struct FlashKernelConfig {
   int64_t sharedVBytes() const {
     return 2 * blockKV * (headDimV + padV()) * elemBytes();
   }
-  /// Panels of 64 keys of P (the wgmma path).
-  int64_t pPanels() const { return wgmma ? (blockKV + 63) / 64 : 0; }
-  int64_t sharedPBytes() const { return pPanels() * blockQ * 64 * elemBytes(); }
   /// The alignment of the start of the tiles (the swizzle's 1024-byte
   /// repeat on the wgmma path); the block gets that much more, so that the
   /// kernel can align its start.
   int64_t sharedAlign() const { return wgmma ? 1024 : 0; }
   int64_t sharedBytes() const {
-    return sharedQBytes() + sharedKBytes() + sharedVBytes() + sharedPBytes() +
-           sharedAlign();
+    return sharedQBytes() + sharedKBytes() + sharedVBytes() + sharedAlign();
   }
 };
 

@@ -67,8 +67,14 @@ public:
                                    NVVM::SharedSpace::shared_cta));
   }
 
-  void wgmmaFence(MutableArrayRef<Value> regs) override {
+  void wgmmaFence(MutableArrayRef<Value> regs,
+                  MutableArrayRef<PackedReg> a) override {
     pin(regs);
+    for (PackedReg &r : a) {
+      Value bits = asI32(r.packed);
+      pin(bits);
+      r.packed = bits;
+    }
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
   }
 
@@ -101,27 +107,91 @@ public:
     return res;
   }
 
-  void wgmmaCommitAndWait(MutableArrayRef<Value> regs) override {
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+  SmallVector<Value> wgmmaRegA(ArrayRef<PackedReg> a, Value descB,
+                               ArrayRef<Value> d, int64_t n, bool accumulate,
+                               bool transposeB) override {
+    // nvvm.wgmma.mma_async takes A only from shared memory; this is the
+    // instruction's register-A form, built as upstream builds that op (PTX
+    // in inline asm). Operands: $0..$m-1 the accumulators (outputs, tied
+    // to the inputs $m..$2m-1), then A, the B descriptor and scale-d.
+    int64_t m = n / 2;
+    StringRef type = elemType.isBF16() ? "bf16" : "f16";
+    std::string ptx;
+    llvm::raw_string_ostream os(ptx);
+    os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << 2 * m + 5 << ", 0;\n"
+       << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type << "."
+       << type << " {";
+    for (int64_t i = 0; i < m; ++i)
+      os << (i ? ", " : "") << "$" << i;
+    os << "}, {$" << 2 * m << ", $" << 2 * m + 1 << ", $" << 2 * m + 2 << ", $"
+       << 2 * m + 3 << "}, $" << 2 * m + 4 << ", p, 1, 1, "
+       << (transposeB ? 1 : 0) << ";\n}\n";
+    std::string constraints;
+    for (int64_t i = 0; i < m; ++i)
+      constraints += "=f,";
+    for (int64_t i = 0; i < m; ++i)
+      constraints += std::to_string(i) + ",";
+    constraints += "r,r,r,r,l,r";
+    Type f32 = b.getF32Type();
+    SmallVector<Value> operands;
+    // Without `accumulate` the instruction does not read D.
+    Value poison;
+    if (!accumulate)
+      poison = LLVM::PoisonOp::create(b, loc, f32);
+    for (int64_t i = 0; i < m; ++i)
+      operands.push_back(accumulate ? d[i] : poison);
+    for (const PackedReg &r : a)
+      operands.push_back(asI32(r.packed));
+    operands.push_back(descB);
+    operands.push_back(
+        arith::ConstantIntOp::create(b, loc, accumulate ? 1 : 0, 32));
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(m, f32));
+    Value out = inlineAsm(ptx, constraints, resultType, operands);
+    SmallVector<Value> res;
+    for (int64_t i = 0; i < m; ++i)
+      res.push_back(LLVM::ExtractValueOp::create(b, loc, out, i));
+    return res;
+  }
+
+  void wgmmaCommit() override { NVVM::WgmmaGroupSyncAlignedOp::create(b, loc); }
+
+  void wgmmaWait(int pending, MutableArrayRef<Value> regs) override {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(pending));
     pin(regs);
   }
 
-  /// Ties each of `regs` to its place in the program: an empty volatile
-  /// inline asm that reads and rewrites it. The wgmma fence and wait are
-  /// ordered only with memory and side effects; without this, LLVM may move
-  /// the arithmetic on an accumulator across them (CUTLASS does the same).
+  /// A packed register as the i32 that PTX operands take.
+  Value asI32(Value packed) {
+    if (packed.getType().isInteger(32))
+      return packed;
+    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), packed);
+  }
+
+  /// Ties each of `regs` (f32 or i32) to its place in the program: an empty
+  /// volatile inline asm that reads and rewrites it. The wgmma fence and
+  /// wait are ordered only with memory and side effects; without this, LLVM
+  /// may move the arithmetic on a wgmma operand across them (CUTLASS does
+  /// the same).
   void pin(MutableArrayRef<Value> regs) {
     for (Value &r : regs)
-      r = LLVM::InlineAsmOp::create(
-              b, loc, r.getType(), ValueRange{r}, b.getStringAttr(""),
-              b.getStringAttr("=f,0"), /*has_side_effects=*/b.getUnitAttr(),
-              /*is_align_stack=*/UnitAttr(),
-              LLVM::TailCallKindAttr::get(b.getContext(),
-                                          LLVM::TailCallKind::None),
-              /*asm_dialect=*/LLVM::AsmDialectAttr(),
-              /*operand_attrs=*/ArrayAttr())
-              .getResult(0);
+      r = inlineAsm("", r.getType().isF32() ? "=f,0" : "=r,0", r.getType(),
+                    {r});
+  }
+
+  /// Volatile inline asm.
+  Value inlineAsm(StringRef asmText, StringRef constraints, Type result,
+                  ValueRange operands) {
+    return LLVM::InlineAsmOp::create(
+               b, loc, result, operands, b.getStringAttr(asmText),
+               b.getStringAttr(constraints),
+               /*has_side_effects=*/b.getUnitAttr(),
+               /*is_align_stack=*/UnitAttr(),
+               LLVM::TailCallKindAttr::get(b.getContext(),
+                                           LLVM::TailCallKind::None),
+               /*asm_dialect=*/LLVM::AsmDialectAttr(),
+               /*operand_attrs=*/ArrayAttr())
+        .getResult(0);
   }
 
   void copyAsync(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,

@@ -109,20 +109,29 @@ public:
   /// fence.proxy.async.shared::cta: orders this thread's earlier writes to
   /// shared memory before later reads of it by wgmma (the async proxy).
   virtual void fenceAsyncProxy() = 0;
-  /// wgmma.fence, with the accumulator registers `regs` written before it
-  /// (so that no write to them is moved past it).
-  virtual void wgmmaFence(MutableArrayRef<Value> regs) = 0;
+  /// wgmma.fence, after the accumulators `regs` and the A fragments `a`
+  /// are written (no write to them may move past it).
+  virtual void wgmmaFence(MutableArrayRef<Value> regs,
+                          MutableArrayRef<PackedReg> a = {}) = 0;
   /// wgmma.mma_async.sync.aligned.m64n`n`k16.f32.T.T (T: f16/bf16) for the
   /// 4-warp warpgroup: D = A B (+ `d` if `accumulate`), A (64 x 16, K-major)
   /// and B (16 x n: K-major, or MN-major if `transposeB`) given by shared
   /// memory matrix descriptors (uniform i64). `d` and the result are the
-  /// thread's n / 2 accumulators; they are valid after wgmmaCommitAndWait.
+  /// thread's n / 2 accumulators; they are valid after wgmmaWait.
   virtual SmallVector<Value> wgmma(Value descA, Value descB, ArrayRef<Value> d,
                                    int64_t n, bool accumulate,
                                    bool transposeB) = 0;
-  /// wgmma.commit_group and wgmma.wait_group 0; `regs` (the results of the
-  /// waited-for wgmma) are read only after it.
-  virtual void wgmmaCommitAndWait(MutableArrayRef<Value> regs) = 0;
+  /// The same with A from registers: warp w's 4 registers hold rows
+  /// 16 w .. 16 w + 15 of A in the A fragment layout of mma.sync m16n8k16.
+  virtual SmallVector<Value> wgmmaRegA(ArrayRef<PackedReg> a, Value descB,
+                                       ArrayRef<Value> d, int64_t n,
+                                       bool accumulate, bool transposeB) = 0;
+  /// wgmma.commit_group: the wgmma issued since the last commit form a
+  /// group.
+  virtual void wgmmaCommit() = 0;
+  /// wgmma.wait_group `pending`: all but the last `pending` groups are
+  /// complete; `regs` (their results) are read only after it.
+  virtual void wgmmaWait(int pending, MutableArrayRef<Value> regs) = 0;
 
   /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
   virtual Value load(Value memref, ValueRange idx) = 0;
