@@ -75,10 +75,21 @@ def write(path, t):
         f.write(t.contiguous().cpu().view(torch.uint8).numpy().tobytes())
 
 
-def run_driver(art, name, b, lq, lk, work, iters=0):
+# Seconds one driver run may take (the largest timed shape takes about a
+# second). A kernel that hangs then costs one entry, not the whole check.
+DRIVER_TIMEOUT_S = 60
+
+
+def run_driver(art, name, b, lq, lk, work, iters=0,
+               timeout=DRIVER_TIMEOUT_S):
     cmd = [os.path.join(art, "attn-gpu-bench"), name, str(b), str(lq),
            str(lk), work, str(iters)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{' '.join(cmd)} timed out after {timeout} s "
+                           "(a hung kernel?)")
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
 
@@ -109,7 +120,9 @@ def check_variant(art, work, name, v, b, lq, lk, seed, dev):
         write(os.path.join(work, "mask.bin"), mask.to(torch.uint8))
     if bias is not None:
         write(os.path.join(work, "bias.bin"), bias.float())
-    run_driver(art, name, b, lq, lk, work)
+    # The CPU emulation is slow: no time limit there.
+    run_driver(art, name, b, lq, lk, work,
+               timeout=DRIVER_TIMEOUT_S if dev == "cuda" else None)
     dt = DTYPES[v["dtype"]]
     raw = open(os.path.join(work, "out.bin"), "rb").read()
     out = torch.frombuffer(bytearray(raw), dtype=dt).reshape(

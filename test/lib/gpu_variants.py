@@ -110,12 +110,14 @@ def _variants() -> list[Variant]:
                                block_kv=64))
     out.append(Variant("bf16", 128, 128, block_q=128, block_kv=32))
     # The Hopper (wgmma) kernel at the benchmark's shapes, D=128 also with
-    # one 64-row slab and 64-key blocks; and, for correctness, with mask
-    # and bias, GQA with bottom-right causal, and D=256.
+    # one 64-row slab and with 32-key blocks; and, for correctness, with
+    # mask and bias, GQA with bottom-right causal, and D=256.
     for d in (64, 128):
         for causal in ("", "top_left"):
             out.append(Variant("bf16", d, d, causal=causal, wgmma=True))
     out.append(Variant("bf16", 128, 128, block_q=64, block_kv=64, wgmma=True))
+    out.append(Variant("bf16", 128, 128, block_q=128, block_kv=32,
+                       wgmma=True))
     out.append(Variant("f16", 128, 128, mask=True, bias=True, wgmma=True))
     out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
                        wgmma=True))
