@@ -40,12 +40,18 @@
 // CHECK: arith.ori %{{.*}}, %c4611686293305360384_i64
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
-// The second slab reuses the K descriptors.
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// The second slab (its own group) reuses the K descriptors.
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>]
 // CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// Slab 0's softmax runs while slab 1's group may still be in flight.
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-NEXT: llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
 // O += P V: P from registers (register-A wgmma: 64 accumulators tied to
 // their inputs, 4 A registers, the V descriptor, scale-d), after the O
 // accumulators and the packed P registers are pinned and fenced. V is

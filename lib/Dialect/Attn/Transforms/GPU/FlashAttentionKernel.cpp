@@ -719,11 +719,10 @@ void FlashAttentionEmitter::emit() {
           s[rt] = t.wgmma(descQ, descK, s[rt], bn, /*accumulate=*/kk > 0,
                           /*transposeB=*/false);
         }
+        // One group per slab: the softmax of slab 0 runs while the tensor
+        // cores compute slab 1 (waited for below, slab by slab).
+        t.wgmmaCommit();
       }
-      t.wgmmaCommit();
-      SmallVector<Value> flat = flatten(s);
-      t.wgmmaWait(0, flat);
-      unflatten(flat, s);
     } else {
       Value kRow = add(mul(div(lane, pc(16)), pc(8)), rem(lane, pc(8)));
       Value kCol = mul(rem(div(lane, pc(8)), pc(2)), pc(8));
@@ -740,17 +739,20 @@ void FlashAttentionEmitter::emit() {
       }
     }
 
-    // Base-2 logits; masks where needed.
+    // Base-2 logits of the row tiles `tiles`, with masks where needed.
     Value scaleLog2 = pf(cfg.scale * log2e);
-    for (SmallVector<Value> &tile : s)
-      for (Value &x : tile)
-        x = fmul(x, scaleLog2);
-    Value kv0 = mul(j, ci(bn));
-    if (ops.mask || ops.bias) {
-      for (int64_t rt = 0; rt < numRT; ++rt)
-        s[rt] = applyMasks(s[rt], kv0, rt);
-    } else {
-      // Only the blocks crossing the end of the keys or the diagonal.
+    auto logits = [&](ArrayRef<int64_t> tiles) {
+      for (int64_t rt : tiles)
+        for (Value &x : s[rt])
+          x = fmul(x, scaleLog2);
+      Value kv0 = mul(j, ci(bn));
+      if (ops.mask || ops.bias) {
+        for (int64_t rt : tiles)
+          s[rt] = applyMasks(s[rt], kv0, rt);
+        return;
+      }
+      // Only the blocks crossing the end of the keys or the diagonal: one
+      // uniform branch for all the tiles.
       Value blockEnd = add(kv0, ci(bn));
       Value needMask = cmp(arith::CmpIPredicate::sgt, blockEnd, lk);
       if (cfg.causal) {
@@ -759,14 +761,14 @@ void FlashAttentionEmitter::emit() {
                             add(q0, diagOffset));
         needMask = arith::OrIOp::create(b, loc, needMask, crosses);
       }
-      SmallVector<Type> types(numRT * sTiles * 4, t.perThreadType(f32));
+      SmallVector<Type> types(tiles.size() * sTiles * 4, t.perThreadType(f32));
       auto ifOp = scf::IfOp::create(b, loc, types, needMask,
                                     /*withElseRegion=*/true);
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
         SmallVector<Value> masked, plain;
-        for (int64_t rt = 0; rt < numRT; ++rt) {
+        for (int64_t rt : tiles) {
           masked.append(applyMasks(s[rt], kv0, rt));
           plain.append(s[rt]);
         }
@@ -774,15 +776,16 @@ void FlashAttentionEmitter::emit() {
         b.setInsertionPointToStart(ifOp.elseBlock());
         scf::YieldOp::create(b, loc, plain);
       }
-      for (int64_t rt = 0; rt < numRT; ++rt)
-        s[rt].assign(ifOp.getResults().begin() + rt * sTiles * 4,
-                     ifOp.getResults().begin() + (rt + 1) * sTiles * 4);
-    }
+      for (size_t n = 0; n < tiles.size(); ++n)
+        s[tiles[n]].assign(ifOp.getResults().begin() + n * sTiles * 4,
+                           ifOp.getResults().begin() + (n + 1) * sTiles * 4);
+    };
 
-    // Online softmax, per row tile.
+    // Online softmax of row tile `rt`: s[rt] becomes P, acc[rt] is
+    // rescaled, the new row maxima and sums go to `yield`.
     SmallVector<Value> yield;
     SmallVector<SmallVector<Value>> acc(numRT);
-    for (int64_t rt = 0; rt < numRT; ++rt) {
+    auto softmax = [&](int64_t rt) {
       ValueRange st = state.slice(4 * rt, 4);
       acc[rt].assign(state.begin() + 4 * numRT + rt * oTiles * 4,
                      state.begin() + 4 * numRT + (rt + 1) * oTiles * 4);
@@ -808,6 +811,20 @@ void FlashAttentionEmitter::emit() {
       yield.append({mNew[0], mNew[1]});
       for (int h = 0; h < 2; ++h)
         yield.push_back(fadd(fmul(st[2 + h], alpha[h]), rowSum[h]));
+    };
+
+    if (cfg.wgmma) {
+      // Slab by slab as its S group completes: slab 0's softmax runs while
+      // the tensor cores still compute slab 1.
+      for (int64_t rt = 0; rt < numRT; ++rt) {
+        t.wgmmaWait(numRT - 1 - rt, s[rt]);
+        logits({rt});
+        softmax(rt);
+      }
+    } else {
+      logits(llvm::to_vector(llvm::seq<int64_t>(0, numRT)));
+      for (int64_t rt = 0; rt < numRT; ++rt)
+        softmax(rt);
     }
 
     if (cfg.isTF32()) {
