@@ -340,11 +340,11 @@ public:
                 Value lane =
                     add(warpBase,
                         addConst(mulConst(remConst(row, 8), 4), (k % 8) / 2));
-                Value lo = extract(av[2 * (2 * (k / 8)) + k % 2], lane);
-                Value hi = extract(av[2 * (1 + 2 * (k / 8)) + k % 2], lane);
-                Value isHi = arith::CmpIOp::create(
+                Value rowG = extract(av[2 * (2 * (k / 8)) + k % 2], lane);
+                Value rowG8 = extract(av[2 * (1 + 2 * (k / 8)) + k % 2], lane);
+                Value second = arith::CmpIOp::create(
                     b, loc, arith::CmpIPredicate::eq, rowHalf, indexConst(1));
-                Value v = arith::SelectOp::create(b, loc, isHi, hi, lo);
+                Value v = arith::SelectOp::create(b, loc, second, rowG8, rowG);
                 return arith::ExtFOp::create(b, loc, b.getF32Type(), v)
                     .getResult();
               });

@@ -299,6 +299,15 @@ private:
   /// layout with shuffles.
   void accumulatePVTF32(SmallVector<Value> &acc, ArrayRef<Value> p, Value sV,
                         Value buf);
+  /// The A fragment of k step `kk` of P V: the accumulators of key tiles
+  /// 2 kk and 2 kk + 1 of P (C layout), rounded and packed, in the A
+  /// layout of mma.sync m16n8k16 (and of wgmma m64k16, per warp).
+  SmallVector<PackedReg> probabilityFragment(ArrayRef<Value> p, int64_t kk) {
+    const Value *p0 = &p[4 * (2 * kk)];
+    const Value *p1 = &p[4 * (2 * kk + 1)];
+    return {t.pack(p0[0], p0[1]), t.pack(p0[2], p0[3]), t.pack(p1[0], p1[1]),
+            t.pack(p1[2], p1[3])};
+  }
   /// wgmma path: acc += P V, P (rounded) from registers.
   void accumulatePVWgmma(SmallVector<SmallVector<Value>> &acc,
                          ArrayRef<SmallVector<Value>> p, Value buf,
@@ -524,23 +533,13 @@ void FlashAttentionEmitter::accumulatePVWgmma(
     SmallVector<SmallVector<Value>> &acc, ArrayRef<SmallVector<Value>> p,
     Value buf, int64_t vOffset) {
   int64_t bn = cfg.blockKV, dv = cfg.headDimV;
-  // A = P from registers: the S accumulators of key tiles 2 kk and 2 kk + 1,
-  // rounded and packed, are the A fragment of k step kk (the wgmma m64k16
-  // A layout is mma.sync's, per warp). B = V[key][dv] is MN-major: LBO
-  // steps over 64-column panels, SBO over 8-key groups.
-  SmallVector<SmallVector<PackedReg>> a(p.size());
-  for (size_t rt = 0; rt < p.size(); ++rt) {
-    for (int64_t kk = 0; kk < bn / 16; ++kk) {
-      const Value *p0 = &p[rt][4 * (2 * kk)];
-      const Value *p1 = &p[rt][4 * (2 * kk + 1)];
-      a[rt].append({t.pack(p0[0], p0[1]), t.pack(p0[2], p0[3]),
-                    t.pack(p1[0], p1[1]), t.pack(p1[2], p1[3])});
-    }
-  }
-  SmallVector<Value> flat = flatten(acc);
+  // A = P from registers; B = V[key][dv] is MN-major: LBO steps over
+  // 64-column panels, SBO over 8-key groups.
   SmallVector<PackedReg> flatA;
-  for (const SmallVector<PackedReg> &regs : a)
-    flatA.append(regs);
+  for (size_t rt = 0; rt < p.size(); ++rt)
+    for (int64_t kk = 0; kk < bn / 16; ++kk)
+      flatA.append(probabilityFragment(p[rt], kk));
+  SmallVector<Value> flat = flatten(acc);
   t.wgmmaFence(flat, flatA);
   unflatten(flat, acc);
   Value vDesc =
@@ -840,12 +839,8 @@ void FlashAttentionEmitter::emit() {
       Value vCol = mul(div(lane, pc(16)), pc(8));
       for (int64_t kk = 0; kk < bn / 16; ++kk) {
         SmallVector<SmallVector<PackedReg>> a;
-        for (int64_t rt = 0; rt < numRT; ++rt) {
-          const Value *p0 = &s[rt][4 * (2 * kk)];
-          const Value *p1 = &s[rt][4 * (2 * kk + 1)];
-          a.push_back({t.pack(p0[0], p0[1]), t.pack(p0[2], p0[3]),
-                       t.pack(p1[0], p1[1]), t.pack(p1[2], p1[3])});
-        }
+        for (int64_t rt = 0; rt < numRT; ++rt)
+          a.push_back(probabilityFragment(s[rt], kk));
         for (int64_t np = 0; np < oTiles / 2; ++np) {
           SmallVector<PackedReg> vf =
               t.loadMatrix(sV, {buf}, add(vRow, pc(16 * kk)),

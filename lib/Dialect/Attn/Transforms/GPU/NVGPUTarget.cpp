@@ -179,13 +179,14 @@ public:
                     {r});
   }
 
-  /// Volatile inline asm.
+  /// Inline asm; volatile (ordered with other side effects, never
+  /// removed or merged) unless `pure`.
   Value inlineAsm(StringRef asmText, StringRef constraints, Type result,
-                  ValueRange operands) {
+                  ValueRange operands, bool pure = false) {
     return LLVM::InlineAsmOp::create(
                b, loc, result, operands, b.getStringAttr(asmText),
                b.getStringAttr(constraints),
-               /*has_side_effects=*/b.getUnitAttr(),
+               /*has_side_effects=*/pure ? UnitAttr() : b.getUnitAttr(),
                /*is_align_stack=*/UnitAttr(),
                LLVM::TailCallKindAttr::get(b.getContext(),
                                            LLVM::TailCallKind::None),
@@ -314,15 +315,7 @@ public:
 
   /// One PTX instruction as side-effect-free inline assembly.
   Value inlinePtx(StringRef ptx, StringRef constraints, Type result, Value x) {
-    return LLVM::InlineAsmOp::create(
-               b, loc, result, ValueRange{x}, b.getStringAttr(ptx),
-               b.getStringAttr(constraints), /*has_side_effects=*/UnitAttr(),
-               /*is_align_stack=*/UnitAttr(),
-               LLVM::TailCallKindAttr::get(b.getContext(),
-                                           LLVM::TailCallKind::None),
-               /*asm_dialect=*/LLVM::AsmDialectAttr(),
-               /*operand_attrs=*/ArrayAttr())
-        .getResult(0);
+    return inlineAsm(ptx, constraints, result, x, /*pure=*/true);
   }
 
   PackedReg pack(Value lo, Value hi) override {
