@@ -51,6 +51,7 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
   toGPU.blockQ = options.blockQ;
   toGPU.blockKV = options.blockKV;
   toGPU.wgmma = options.wgmma;
+  toGPU.chip = options.chip;
   pm.addPass(createAttnToGPU(toGPU));
   // Outline before CSE: CSE would merge constants of the kernel body with
   // the host's, which then become kernel parameters.

@@ -7,7 +7,7 @@
 // RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_90a format=isa wgmma=1" -o %t.mlir
 // RUN: %gpu-binary %t.mlir %t.objects | FileCheck %s --check-prefix=OBJ
 // RUN: FileCheck %s --check-prefix=PTX --input-file %t.objects/bf16_d128_kernel.sm_90a.ptx
-// Other chips have no wgmma: a located error.
+// Other chips have no wgmma: a located error at the op.
 // RUN: not attn-opt %s --attn-gpu-pipeline="chip=sm_90 format=isa wgmma=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM90
 
 // D = 128: two 64-row slabs, 64-key blocks (the defaults). Shared memory:
@@ -100,4 +100,4 @@ func.func @bf16_d128(%q: memref<2x8x100x128xbf16>, %k: memref<2x8x77x128xbf16>,
 // PTX-DAG: wgmma.commit_group.sync.aligned;
 // PTX-DAG: wgmma.wait_group.sync.aligned 0;
 
-// SM90: error: 'nvvm.wgmma.fence.aligned' op is not supported on sm_90
+// SM90: error: 'attn.attention' op cannot be lowered to the GPU kernel: the wgmma kernel needs chip=sm_90a, got sm_90

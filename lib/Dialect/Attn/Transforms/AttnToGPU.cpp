@@ -148,7 +148,7 @@ void AttnToGPUPass::runOnOperation() {
   for (AttentionOp op : ops) {
     std::string why;
     FailureOr<FlashKernelConfig> cfg =
-        getFlashKernelConfig(op, {blockQ, blockKV, wgmma}, why);
+        getFlashKernelConfig(op, {blockQ, blockKV, wgmma, chip}, why);
     if (::mlir::failed(cfg)) {
       op.emitOpError("cannot be lowered to the GPU kernel: ") << why;
       failed = true;

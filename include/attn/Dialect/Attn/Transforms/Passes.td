@@ -249,7 +249,12 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
            "TF32: 32, or 16 for D > 128)">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "The Hopper kernel (sm_90a): wgmma instead of mma.sync (default "
-           "tiles as for mma.sync, but 64 keys above D = 128)">
+           "tiles as for mma.sync, but 64 keys above D = 128)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The GPU the kernel is for (sm_80, sm_90a, ...; the GPU pipeline "
+           "passes its own): the tiles' shared memory is checked against "
+           "its limit and wgmma against sm_90a (empty: sm_90's 227 KB, no "
+           "wgmma check)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -54,13 +54,31 @@ static constexpr double kHidden = -1.0e30;
 /// Registers that the Q, S and O fragments may take before Q is reloaded
 /// from shared memory at every step instead of kept in registers.
 static constexpr int64_t kQInRegisterBudget = 192;
-/// The most dynamic shared memory one block can have (sm_90: 227 KB).
-static constexpr int64_t kMaxSharedBytes = 227 * 1024;
 /// wgmma operands are f16 or bf16.
 static constexpr int64_t kWgmmaElemBytes = 2;
 
+int64_t mlir::attn::gpu_kernel::maxSharedBytesPerBlock(StringRef chip) {
+  // The opt-in limits of the CUDA programming guide, by compute capability.
+  unsigned cc = 0;
+  if (chip.consume_front("sm_") && !chip.consumeInteger(10, cc)) {
+    switch (cc) {
+    case 80:
+    case 87:
+      return 163 * 1024;
+    case 86:
+    case 89:
+    case 120:
+    case 121:
+      return 99 * 1024;
+    default:
+      break;
+    }
+  }
+  return 227 * 1024;
+}
+
 FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
-    AttentionOp op, const FlashTileRequest &tiles, std::string &why) {
+    AttentionOp op, const FlashKernelRequest &request, std::string &why) {
   FlashKernelConfig cfg;
   Type elem = op.getQueryType().getElementType();
   if (!elem.isF16() && !elem.isBF16() && !elem.isF32()) {
@@ -104,7 +122,12 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
           std::to_string(d) + " and Dv=" + std::to_string(dv);
     return failure();
   }
-  if (tiles.wgmma) {
+  if (request.wgmma) {
+    // wgmma is an sm_90a feature (not in sm_90, nor in later chips).
+    if (!request.chip.empty() && request.chip != "sm_90a") {
+      why = "the wgmma kernel needs chip=sm_90a, got " + request.chip;
+      return failure();
+    }
     if (elem.isF32()) {
       why = "the wgmma kernel takes f16 or bf16 (f32 has the TF32 mma.sync "
             "kernel)";
@@ -146,25 +169,34 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     cfg.blockQ = 128;
     cfg.blockKV = widest > 64 && cfg.causal ? 32 : 64;
   }
-  if (tiles.blockQ) {
-    if (tiles.blockQ != 64 && tiles.blockQ != 128) {
+  if (request.blockQ) {
+    if (request.blockQ != 64 && request.blockQ != 128) {
       why = "block-q must be 64 or 128 (4 warps of one or two m16 row "
             "tiles), got " +
-            std::to_string(tiles.blockQ);
+            std::to_string(request.blockQ);
       return failure();
     }
-    cfg.blockQ = tiles.blockQ;
+    cfg.blockQ = request.blockQ;
   }
-  if (tiles.blockKV) {
+  if (request.blockKV) {
     // A P.V k step takes 16 keys (8 on the TF32 path).
     int64_t step = cfg.isTF32() ? 8 : 16;
-    if (tiles.blockKV % step != 0 || tiles.blockKV > 128) {
+    if (request.blockKV % step != 0 || request.blockKV > 128) {
       why = "block-kv must be a multiple of " + std::to_string(step) +
-            " up to 128, got " + std::to_string(tiles.blockKV);
+            " up to 128, got " + std::to_string(request.blockKV);
       return failure();
     }
-    cfg.blockKV = tiles.blockKV;
+    cfg.blockKV = request.blockKV;
   }
+  // Chips with less shared memory (sm_86/89: 99 KB) get smaller default
+  // tiles: fewer keys per step first, then fewer rows.
+  int64_t maxShared = maxSharedBytesPerBlock(request.chip);
+  int64_t minKeys = cfg.isTF32() ? 8 : 16;
+  while (cfg.sharedBytes() > maxShared && !request.blockKV &&
+         cfg.blockKV / 2 >= minKeys)
+    cfg.blockKV /= 2;
+  if (cfg.sharedBytes() > maxShared && !request.blockQ && cfg.blockQ == 128)
+    cfg.blockQ = 64;
   // Q's fragments stay in registers when Q, S and O fragments together take
   // at most 192 of the 255 registers (measured with ptxas -v, sm_90:
   // test/GPU/ptxas-resources.test); else they are reloaded each step.
@@ -172,10 +204,12 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   cfg.qInRegisters =
       !cfg.isTF32() && !cfg.wgmma &&
       r * (d / 4 + cfg.blockKV / 2 + dv / 2) <= kQInRegisterBudget;
-  if (cfg.sharedBytes() > kMaxSharedBytes) {
+  if (cfg.sharedBytes() > maxShared) {
     why = "the tiles need " + std::to_string(cfg.sharedBytes()) +
           " bytes of shared memory, more than a block's " +
-          std::to_string(kMaxSharedBytes) + "; use smaller block-q/block-kv";
+          std::to_string(maxShared) +
+          (request.chip.empty() ? "" : " on " + request.chip) +
+          "; use smaller block-q/block-kv";
     return failure();
   }
   return cfg;

@@ -74,18 +74,25 @@ struct FlashKernelConfig {
   }
 };
 
-/// Tile sizes asked for by the user; 0 picks the default for the op.
-struct FlashTileRequest {
+/// What the user asks for: tile sizes (0 picks the default for the op),
+/// the kernel, and the GPU it is for.
+struct FlashKernelRequest {
   int64_t blockQ = 0, blockKV = 0;
   /// The Hopper (wgmma) kernel instead of the mma.sync one.
   bool wgmma = false;
+  /// The target chip ("sm_80", "sm_90a", ...), or empty if not known.
+  std::string chip;
 };
+
+/// The most dynamic shared memory a block may use on `chip` (sm_90's 227 KB
+/// if the chip is empty or not known).
+int64_t maxSharedBytesPerBlock(StringRef chip);
 
 /// The kernel variant for `op`, or failure with the reason in `why` when the
 /// GPU lowering does not handle it (or the requested tiles are invalid).
-FailureOr<FlashKernelConfig> getFlashKernelConfig(AttentionOp op,
-                                                  const FlashTileRequest &tiles,
-                                                  std::string &why);
+FailureOr<FlashKernelConfig>
+getFlashKernelConfig(AttentionOp op, const FlashKernelRequest &request,
+                     std::string &why);
 
 /// The memref operands of one attention, as the kernel reads them.
 struct FlashKernelOperands {
