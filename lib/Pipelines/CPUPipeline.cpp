@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PipelineInputCheck.h"
+
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 #include "attn/Pipelines/Pipelines.h"
 
@@ -51,6 +53,7 @@ struct DecomposeAggregatesPass
 
 void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
                                       const AttnCPUPipelineOptions &options) {
+  pm.addPass(attn::createPipelineInputCheckPass());
   if (options.fold)
     pm.addPass(createCanonicalizerPass());
   if (options.fused) {

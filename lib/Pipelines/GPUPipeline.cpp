@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PipelineInputCheck.h"
+
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 #include "attn/Pipelines/Pipelines.h"
 
@@ -22,6 +24,7 @@ using namespace mlir;
 /// with contiguous (identity-layout) memrefs at function boundaries, which
 /// the kernel's 16-byte cp.async copies need.
 static void buildFrontEnd(OpPassManager &pm) {
+  pm.addPass(attn::createPipelineInputCheckPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
