@@ -17,7 +17,8 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    cuDNN backends (CUDA events, warm-up, median of ITERS), as TFLOP/s and
    ratios. Every built alternative of a benchmarked variant (names with a
    _q<rows>kv<keys> tile suffix, or _wgmma for the Hopper kernel) is timed
-   next to the default kernel. Writes table.md, results.json and raw timings to OUT_DIR.
+   next to the default kernel. Writes table.md, results.json and raw
+   timings to OUT_DIR.
 """
 
 from __future__ import annotations

@@ -381,7 +381,7 @@ def compile_attention(
     on mma.sync m16n8k16, f32 on the slower TF32 path. block_q (64 or 128
     query rows per block) and block_kv (keys per step) override the
     kernel's default tiles; 0 keeps them (docs/gpu.md). wgmma=True
-    selects the Hopper kernel (wgmma from shared memory; chip="sm_90a",
+    selects the Hopper kernel (wgmma tensor-core ops; chip="sm_90a",
     f16/bf16, head dims multiples of 64).
     Invalid shapes or flags raise MLIRError with the op verifier's message.
     """

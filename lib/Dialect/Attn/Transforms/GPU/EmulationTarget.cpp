@@ -66,7 +66,7 @@ public:
   Value blockId(int dim) override { return blockIds[dim]; }
 
   Value sharedView(int64_t byteOffset, MemRefType type) override {
-    Value offset = arith::ConstantIndexOp::create(b, loc, byteOffset);
+    Value offset = indexConst(byteOffset);
     auto plain = MemRefType::get(type.getShape(), type.getElementType());
     return memref::ViewOp::create(b, loc, plain, smemBase, offset,
                                   ValueRange{});
@@ -525,9 +525,6 @@ private:
         memref::LoadOp::create(b, loc, elems, ValueRange{divConst(phys, 2)});
     return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
   }
-  Value indexConst(int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  }
 
   using OutlinedBody = llvm::function_ref<SmallVector<Value>(ValueRange)>;
   /// Calls a private function that does what `body` builds, creating it
@@ -624,9 +621,9 @@ private:
       llvm::function_ref<SmallVector<Value>(Value lane, ValueRange cur)>;
   /// for lane in [0, 128) carrying `inits`; returns the final values.
   SmallVector<Value> laneLoop(ValueRange inits, LaneBody body) {
-    Value lb = arith::ConstantIndexOp::create(b, loc, 0);
-    Value ub = arith::ConstantIndexOp::create(b, loc, kThreadsPerBlock);
-    Value step = arith::ConstantIndexOp::create(b, loc, 1);
+    Value lb = indexConst(0);
+    Value ub = indexConst(kThreadsPerBlock);
+    Value step = indexConst(1);
     auto loop = scf::ForOp::create(b, loc, lb, ub, step, inits);
     OpBuilder::InsertionGuard guard(b);
     // Without iter_args the loop already has its (empty) yield.
@@ -644,9 +641,7 @@ private:
   std::tuple<Value, Value, Value> laneCoords(Value lane) {
     Value inWarp = remConst(lane, kWarpSize);
     Value warpBase = arith::SubIOp::create(b, loc, lane, inWarp);
-    Value g = arith::DivUIOp::create(b, loc, inWarp,
-                                     arith::ConstantIndexOp::create(b, loc, 4));
-    return {warpBase, g, remConst(inWarp, 4)};
+    return {warpBase, divConst(inWarp, 4), remConst(inWarp, 4)};
   }
   Value zeros(Type scalar) {
     auto type = cast<VectorType>(perThreadType(scalar));
@@ -663,22 +658,22 @@ private:
                                     ArrayRef<OpFoldResult>{lane});
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value indexConst(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
   Value addConst(Value x, int64_t c) {
     if (c == 0)
       return x;
-    return add(x, arith::ConstantIndexOp::create(b, loc, c));
+    return add(x, indexConst(c));
   }
   Value mulConst(Value x, int64_t c) {
-    return arith::MulIOp::create(b, loc, x,
-                                 arith::ConstantIndexOp::create(b, loc, c));
+    return arith::MulIOp::create(b, loc, x, indexConst(c));
   }
   Value divConst(Value x, int64_t c) {
-    return arith::DivUIOp::create(b, loc, x,
-                                  arith::ConstantIndexOp::create(b, loc, c));
+    return arith::DivUIOp::create(b, loc, x, indexConst(c));
   }
   Value remConst(Value x, int64_t c) {
-    return arith::RemUIOp::create(b, loc, x,
-                                  arith::ConstantIndexOp::create(b, loc, c));
+    return arith::RemUIOp::create(b, loc, x, indexConst(c));
   }
 
   /// The widest wgmma (n = 256).

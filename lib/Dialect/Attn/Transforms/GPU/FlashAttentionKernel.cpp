@@ -54,8 +54,13 @@ static constexpr double kHidden = -1.0e30;
 /// Registers that the Q, S and O fragments may take before Q is reloaded
 /// from shared memory at every step instead of kept in registers.
 static constexpr int64_t kQInRegisterBudget = 192;
-/// wgmma operands are f16 or bf16.
-static constexpr int64_t kWgmmaElemBytes = 2;
+/// A row of a wgmma operand tile: a 64-column panel of 16-bit elements, the
+/// width of the 128-byte swizzle. 8 rows (the swizzle's repeat) are the
+/// descriptors' stride byte offset; K-major descriptors do not use the
+/// leading byte offset, which is set to 16.
+static constexpr int64_t kPanelRowBytes = 128;
+static constexpr int64_t kPanelGroupBytes = 8 * kPanelRowBytes;
+static constexpr int64_t kUnusedLBO = 16;
 
 int64_t mlir::attn::gpu_kernel::maxSharedBytesPerBlock(StringRef chip) {
   // The opt-in limits of the CUDA programming guide, by compute capability.
@@ -577,11 +582,11 @@ void FlashAttentionEmitter::accumulatePVWgmma(
   t.wgmmaFence(flat, flatA);
   unflatten(flat, acc);
   Value vDesc =
-      wgmmaDescriptor(add(ci(vOffset), mul(buf, ci(bn * dv * kWgmmaElemBytes))),
-                      bn * 128, 1024);
+      wgmmaDescriptor(add(ci(vOffset), mul(buf, ci(cfg.sharedVBytes() / 2))),
+                      bn * kPanelRowBytes, kPanelGroupBytes);
   for (size_t rt = 0; rt < acc.size(); ++rt) {
     for (int64_t kk = 0; kk < bn / 16; ++kk) {
-      Value descV = advanceDescriptor(vDesc, kk * 16 * 128);
+      Value descV = advanceDescriptor(vDesc, kk * 16 * kPanelRowBytes);
       ArrayRef<PackedReg> regs(&flatA[(rt * (bn / 16) + kk) * 4], 4);
       acc[rt] = t.wgmmaRegA(regs, descV, acc[rt], dv, /*accumulate=*/true,
                             /*transposeB=*/true);
@@ -739,16 +744,22 @@ void FlashAttentionEmitter::emit() {
         scoresTF32(s[rt], sQ, sK, buf, rt);
     } else if (cfg.wgmma) {
       // One m64n(bn)k16 wgmma per slab and 16 columns of D; every operand
-      // is K-major. k step kk is 32 bytes into the rows of panel kk / 4.
+      // is K-major. k step kk is 16 elements into the rows of panel kk / 4.
+      // Q's descriptors are built whole: they are loop-invariant, and
+      // advancing one base made LLVM hoist all d / 16 of them into
+      // registers (8 bytes of spills at D = 256).
       Value kDesc = wgmmaDescriptor(
-          add(ci(kOffset), mul(buf, ci(bn * d * kWgmmaElemBytes))), 16, 1024);
+          add(ci(kOffset), mul(buf, ci(cfg.sharedKBytes() / 2))), kUnusedLBO,
+          kPanelGroupBytes);
       t.wgmmaFence({});
       for (int64_t rt = 0; rt < numRT; ++rt) {
         for (int64_t kk = 0; kk < d / 16; ++kk) {
-          int64_t inRow = (kk % 4) * 32;
-          Value descQ = wgmmaDescriptor(
-              ci((kk / 4) * bm * 128 + rt * 64 * 128 + inRow), 16, 1024);
-          Value descK = advanceDescriptor(kDesc, (kk / 4) * bn * 128 + inRow);
+          int64_t inRow = (kk % 4) * 16 * cfg.elemBytes();
+          Value descQ = wgmmaDescriptor(ci((kk / 4) * bm * kPanelRowBytes +
+                                           rt * 64 * kPanelRowBytes + inRow),
+                                        kUnusedLBO, kPanelGroupBytes);
+          Value descK =
+              advanceDescriptor(kDesc, (kk / 4) * bn * kPanelRowBytes + inRow);
           s[rt] = t.wgmma(descQ, descK, s[rt], bn, /*accumulate=*/kk > 0,
                           /*transposeB=*/false);
         }
