@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
-"""Static instruction mix of one K/V step of each kernel, from its PTX.
+"""Static instruction mix of one interior K/V step of each kernel, from PTX.
 
 Usage: ptx_loop_stats.py PTX_DIR (the ptx/ folder of `make gpu-artifacts`)
 
-The K/V loop is the PTX region from the label that the loop's back edge
-branches to through that back edge (the first backward branch whose region
-holds mma.sync or wgmma). Prints, per kernel, the tensor-core instructions
-of one step ("tc") and one warp's share of their work in m16n8k16 mma.sync
-units ("mma"; a wgmma m64nNk16 is N/8 of them per warp), the shared-memory
-fragment loads (ldmatrix, or ld.shared on the TF32 path) per mma, cp.async
-chunks, barriers, ex2 and shuffles, and the other instructions (wgmma
-descriptors and P's stores included) per mma unit. The counts include the
-masking branch, which only blocks that cross Lk or the diagonal run, so
-"other" is an upper bound. A static count, not a timing.
+The K/V loop's header is the label that the loop's back edge branches to
+(the first backward branch whose region holds mma.sync or wgmma). One
+interior step is the cheapest path through the loop's basic blocks from
+the header back to it: the step of a block that needs no masking and whose
+successor is prefetched without per-row predicates, which is what all but
+the last and the diagonal blocks run. Prints, per kernel, the tensor-core
+instructions of that step ("tc") and one warp's share of their work in
+m16n8k16 mma.sync units ("mma"; a wgmma m64nNk16 is N/8 of them per warp),
+the shared-memory fragment loads (ldmatrix, or ld.shared on the TF32 path)
+per mma, cp.async chunks, barriers, ex2 and shuffles, and the other
+instructions (wgmma descriptors included) per mma unit. A static count, not
+a timing.
 """
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 import sys
@@ -39,7 +42,8 @@ def instructions(lines):
             yield op
 
 
-def loop_region(lines):
+def loop_header(lines):
+    """The label of the K/V loop's header, or None."""
     labels = {}
     for i, line in enumerate(lines):
         m = LABEL.match(line.strip())
@@ -51,7 +55,62 @@ def loop_region(lines):
             continue
         region = lines[labels[m.group(1)]:i + 1]
         if any("mma.sync" in x or "wgmma.mma_async" in x for x in region):
-            return region
+            return m.group(1)
+    return None
+
+
+def basic_blocks(lines):
+    """The basic blocks, in program order: (body lines, successors), with
+    successors as block indices."""
+    blocks, labels = [], {}
+    body, falls = [], True
+    for line in lines:
+        text = line.split("//")[0].strip()
+        m = LABEL.match(text)
+        if m:
+            blocks.append((body, falls))
+            body, falls = [], True
+            labels[m.group(1)] = len(blocks)
+            continue
+        body.append(line)
+        branch = BRANCH.search(text)
+        if branch or text.startswith(("ret;", "exit;")):
+            # A predicated branch falls through; bra, ret and exit do not.
+            blocks.append((body, bool(branch) and text.startswith("@")))
+            body, falls = [], True
+    blocks.append((body, False))
+    graph = []
+    for i, (body, falls) in enumerate(blocks):
+        succ = []
+        branch = BRANCH.search(body[-1].split("//")[0]) if body else None
+        if branch and branch.group(1) in labels:
+            succ.append(labels[branch.group(1)])
+        if falls and i + 1 < len(blocks):
+            succ.append(i + 1)
+        graph.append((body, succ))
+    return graph, labels
+
+
+def loop_region(lines):
+    """The lines of the cheapest path from the loop header back to it: one
+    interior K/V step."""
+    header = loop_header(lines)
+    if header is None:
+        return []
+    graph, labels = basic_blocks(lines)
+    cost = [len(list(instructions(body))) for body, _ in graph]
+    start = labels[header]
+    best = {start: cost[start]}
+    queue = [(cost[start], start, (start,))]
+    while queue:
+        c, node, path = heapq.heappop(queue)
+        for nxt in graph[node][1]:
+            if nxt == start:
+                return [x for i in path for x in graph[i][0]]
+            if best.get(nxt, c + cost[nxt] + 1) <= c + cost[nxt]:
+                continue
+            best[nxt] = c + cost[nxt]
+            heapq.heappush(queue, (c + cost[nxt], nxt, path + (nxt,)))
     return []
 
 

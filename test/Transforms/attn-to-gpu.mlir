@@ -5,6 +5,10 @@
 // warp) and 64-key blocks. Grid (Lq/128, Hq, B), 4 warps, Q + 2x K + 2x V
 // in 55296 bytes of dynamic shared memory (rows padded to 72 elements).
 // CHECK-LABEL: func.func @causal_f16_d64
+// scale * log2(e) = 0.125 / ln 2, and a hidden score before that scaling
+// (2 * -1e30 / 0.1803...: scaled, still at most -1e30).
+// CHECK: %[[C:.*]] = arith.constant 0.180336878 : f32
+// CHECK: %[[HIDDEN:.*]] = arith.constant -1.10903554E+31 : f32
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c8, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c55296_i32
 // CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // Causal: the heaviest query blocks first (block x -> ceil(Lq/128) - 1 - x).
@@ -37,14 +41,25 @@
 // CHECK: nvvm.mma.sync A[%[[A0:[^,]*]], {{.*}}]  B[%[[B0]], %[[B1]]]  C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK: nvvm.mma.sync A[%[[A1:[^,]*]], {{.*}}]  B[%[[B0]], %[[B1]]]
-// Scale and log2(e) in one multiply; masks only in blocks that need them.
-// CHECK: arith.mulf
+// Masks only in blocks that need them, on unscaled scores. A score is
+// visible iff its (constant) column offset is at most its row's last
+// visible offset (Lk and the diagonal in one): one i32 compare.
+// CHECK-NOT: arith.mulf
 // CHECK: scf.if
-// CHECK: arith.cmpi sle
-// Row maxima across the quad.
+// CHECK: %[[LAST:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[VIS:.*]] = arith.cmpi sge, %[[LAST]], %c0_i32 : i32
+// CHECK-NEXT: arith.select %[[VIS]], %{{.*}}, %[[HIDDEN]] : f32
+// CHECK: arith.cmpi sge, %[[LAST]], %c1_i32 : i32
+// Row maxima (across the quad) scaled once per row; the exponent of each
+// score is then one fma: exp2(s * c - m).
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK: %[[MAX:.*]] = arith.mulf %{{.*}}, %[[C]] : f32
+// CHECK: %[[M:.*]] = arith.maximumf %{{.*}}, %[[MAX]] : f32
 // CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f"
+// CHECK: %[[NEGM:.*]] = arith.negf %[[M]] : f32
+// CHECK: %[[E:.*]] = llvm.intr.fma(%{{.*}}, %[[C]], %[[NEGM]])
+// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[E]]
 // O += P V with V fragments through ldmatrix.trans.
 // CHECK: arith.truncf {{.*}} : f32 to f16
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
@@ -178,5 +193,27 @@ func.func @causal_offset(%q: memref<1x2x64x64xf16>, %k: memref<1x2x256x64xf16>,
                          %off: index) {
   attn.attention ins(%q, %k, %v : memref<1x2x64x64xf16>, memref<1x2x256x64xf16>, memref<1x2x256x64xf16>)
                  outs(%o : memref<1x2x64x64xf16>) scale = 0.125 causal = top_left causal_offset(%off)
+  return
+}
+
+// -----
+
+// A negative scale reverses the order of the scores: they are multiplied by
+// scale * log2(e) (-0.5 / ln 2) before the row maxima, and the exponent is
+// a subtraction, with no fma.
+// CHECK-LABEL: func.func @negative_scale
+// CHECK: %[[C:.*]] = arith.constant -0.72134751 : f32
+// CHECK: scf.for
+// CHECK: nvvm.mma.sync
+// CHECK: arith.mulf %{{.*}}, %[[C]] : f32
+// CHECK: gpu.shuffle  xor
+// CHECK-NOT: llvm.intr.fma
+// CHECK: arith.subf
+// CHECK-NOT: llvm.intr.fma
+// CHECK: scf.yield
+func.func @negative_scale(%q: memref<1x2x64x64xf16>, %k: memref<1x2x128x64xf16>,
+                          %v: memref<1x2x128x64xf16>, %o: memref<1x2x64x64xf16>) {
+  attn.attention ins(%q, %k, %v : memref<1x2x64x64xf16>, memref<1x2x128x64xf16>, memref<1x2x128x64xf16>)
+                 outs(%o : memref<1x2x64x64xf16>) scale = -0.5
   return
 }

@@ -101,8 +101,7 @@ public:
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(ifOp.thenBlock());
-          scf::YieldOp::create(
-              b, loc, ValueRange{memref::LoadOp::create(b, loc, src, si)});
+          scf::YieldOp::create(b, loc, ValueRange{loadOrNaN(src, si, elem)});
           b.setInsertionPointToStart(ifOp.elseBlock());
           Value zero =
               arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
@@ -113,6 +112,32 @@ public:
       return {};
     });
   }
+  /// src[idx], or NaN where idx is outside src: a copy whose source row
+  /// escaped its clamp would read out of bounds on a GPU; here it poisons
+  /// the result instead of reading the emulation's neighbouring memory.
+  Value loadOrNaN(Value src, ValueRange idx, Type elem) {
+    Value inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    for (auto [d, i] : llvm::enumerate(idx)) {
+      Value size = memref::DimOp::create(b, loc, src, d);
+      inside = arith::AndIOp::create(
+          b, loc, inside,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, size));
+    }
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{elem}, inside,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc,
+                         ValueRange{memref::LoadOp::create(b, loc, src, idx)});
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    auto floatType = cast<FloatType>(elem);
+    Value nan = arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(elem, APFloat::getNaN(floatType.getFloatSemantics())));
+    scf::YieldOp::create(b, loc, nan);
+    return ifOp.getResult(0);
+  }
+
   void commitGroup() override {}
   void waitGroups(int) override {}
   void barrier() override {}
@@ -281,6 +306,9 @@ public:
   }
 
   Value exp2(Value x) override { return math::Exp2Op::create(b, loc, x); }
+  Value fma(Value x, Value y, Value z) override {
+    return math::FmaOp::create(b, loc, x, y, z);
+  }
 
   PackedReg pack(Value lo, Value hi) override {
     Type type = perThreadType(elemType);

@@ -15,10 +15,10 @@
 //     operands loaded with ldmatrix (.trans for V); the f32 accumulators of
 //     S become, rounded and packed, the A operand of the P V product, which
 //     needs no data movement because the C and A fragment layouts agree;
-//   - online softmax in base 2: scores are multiplied by scale * log2(e)
-//     once; each thread holds two rows (g and g + 8), whose maxima are
-//     combined across the 4 threads of a quad with xor shuffles; the row sums
-//     stay per-thread partial sums until the end;
+//   - online softmax in base 2: scale * log2(e) is applied once, in the
+//     exponent's fma (exp2(s * c - m)); each thread holds two rows (g and
+//     g + 8), whose maxima are combined across the 4 threads of a quad with
+//     xor shuffles; the row sums stay per-thread partial sums until the end;
 //   - hidden scores are a finite -1e30 (never -inf, so no inf - inf NaN);
 //     a row whose maximum is still -1e30 at the end saw no visible key and
 //     writes 0;
@@ -51,6 +51,9 @@ using namespace mlir::attn::gpu_kernel;
 
 /// The value of a hidden score (base-2 logit).
 static constexpr double kHidden = -1.0e30;
+/// The smallest scale * log2(e) applied in the exponent rather than to the
+/// scores: 2 * kHidden / 1e-6 is still a finite f32.
+static constexpr double kMinDeferredScale = 1.0e-6;
 /// Registers that the Q, S and O fragments may take before Q is reloaded
 /// from shared memory at every step instead of kept in registers.
 static constexpr int64_t kQInRegisterBudget = 192;
@@ -225,7 +228,22 @@ class FlashAttentionEmitter {
 public:
   FlashAttentionEmitter(SimtTarget &t, const FlashKernelConfig &cfg,
                         const FlashKernelOperands &ops)
-      : t(t), b(t.builder()), loc(t.getLoc()), cfg(cfg), ops(ops) {}
+      : t(t), b(t.builder()), loc(t.getLoc()), cfg(cfg), ops(ops) {
+    // With a positive scale, scores stay unscaled until the exponent, where
+    // scale * log2(e) costs one fma per score (FlashAttention-2's
+    // scale_apply_exp2): maxima are taken on unscaled scores and scaled once
+    // per row. A scale <= 0 reverses the order of the scores, and a tiny one
+    // would put the unscaled hidden value past f32's range: those are
+    // applied to the scores up front.
+    double c = cfg.scale / std::log(2.0);
+    if (c >= kMinDeferredScale) {
+      scoreScale = 1.0;
+      exponentScale = c;
+    } else {
+      scoreScale = c;
+      exponentScale = 1.0;
+    }
+  }
 
   void emit();
 
@@ -254,6 +272,13 @@ private:
   Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value fmax(Value x, Value y) {
     return arith::MaximumFOp::create(b, loc, x, y);
+  }
+  Value fma(Value x, Value y, Value z) { return t.fma(x, y, z); }
+  /// The hidden score in the unit of the scores before the exponent
+  /// (`scoreScale` applied). Scaled by `exponentScale` it stays at or below
+  /// kHidden, so a row that saw only hidden scores keeps the maximum kHidden.
+  double hiddenScore() const {
+    return exponentScale == 1.0 ? kHidden : 2.0 * kHidden / exponentScale;
   }
   Value exp2(Value x) { return t.exp2(x); }
   Value dim(Value memref, int64_t i) {
@@ -386,6 +411,10 @@ private:
   const FlashKernelConfig &cfg;
   const FlashKernelOperands &ops;
 
+  // Base-2 logits are scores * scoreScale * exponentScale (one of them is
+  // 1); see the constructor.
+  double scoreScale, exponentScale;
+
   // Set up by emit().
   SmallVector<Value> batchIdx; // uniform
   Value head, kvHead, q0, lq, lk, diagOffset;
@@ -465,21 +494,35 @@ FlashAttentionEmitter::scoreOperandIndices(Value m, Value row, Value col) {
 SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
                                                      Value kv0, int64_t rt) {
   const double log2e = 1.0 / std::log(2.0);
-  Value hidden = pf(kHidden);
+  Value hidden = pf(hiddenScore());
   Value rowBase = add(tileRow(rt), add(group, t.lift(q0)));
   Value colBase = add(mul(quad, pc(2)), t.lift(kv0));
+  // Element i is at column colBase + o, o = 8 nt + e a constant. It is
+  // visible iff o <= the last visible offset of its row (half): before Lk
+  // and, if causal, at or before the diagonal. Clamped to [-1, blockKV],
+  // that offset fits i32: one 32-bit compare per element.
+  Type i32 = b.getI32Type();
+  Value lastOffset[2];
+  for (int half = 0; half < 2; ++half) {
+    Value last = arith::SubIOp::create(b, loc, t.lift(lk), add(colBase, pc(1)));
+    if (cfg.causal) {
+      Value row = add(rowBase, pc(8 * half));
+      last = minS(last, arith::SubIOp::create(
+                            b, loc, add(row, t.lift(diagOffset)), colBase));
+    }
+    last = maxS(minS(last, pc(cfg.blockKV)), pc(-1));
+    lastOffset[half] =
+        arith::IndexCastOp::create(b, loc, t.perThreadType(i32), last);
+  }
   SmallVector<Value> out;
   for (size_t i = 0; i < s.size(); ++i) {
     int64_t nt = i / 4, half = (i % 4) / 2, e = i % 2;
     Value row = add(rowBase, pc(8 * half));
     Value col = add(colBase, pc(8 * nt + e));
     Value x = s[i];
-    Value visible = cmp(arith::CmpIPredicate::slt, col, t.lift(lk));
-    if (cfg.causal) {
-      Value limit = add(row, t.lift(diagOffset));
-      visible = arith::AndIOp::create(
-          b, loc, visible, cmp(arith::CmpIPredicate::sle, col, limit));
-    }
+    Value offset =
+        t.lift(arith::ConstantIntOp::create(b, loc, i32, 8 * nt + e));
+    Value visible = cmp(arith::CmpIPredicate::sle, offset, lastOffset[half]);
     Value additive;
     auto addTerm = [&](Value term) {
       additive = additive ? fadd(additive, term) : term;
@@ -501,10 +544,10 @@ SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
         addTerm(v);
       }
     }
+    // max() turns an additive -inf into the finite hidden value.
     if (additive)
-      x = fadd(x, fmul(additive, pf(log2e)));
-    // max() also turns an additive -inf into the finite hidden value.
-    out.push_back(sel(visible, fmax(x, hidden), hidden));
+      x = fmax(fadd(x, fmul(additive, pf(log2e / exponentScale))), hidden);
+    out.push_back(sel(visible, x, hidden));
   }
   return out;
 }
@@ -599,7 +642,6 @@ void FlashAttentionEmitter::accumulatePVWgmma(
 }
 
 void FlashAttentionEmitter::emit() {
-  const double log2e = 1.0 / std::log(2.0);
   auto qType = cast<MemRefType>(ops.query.getType());
   int64_t rank = qType.getRank(), numBatch = rank - 3;
   int64_t d = cfg.headDimQK, dv = cfg.headDimV;
@@ -783,12 +825,13 @@ void FlashAttentionEmitter::emit() {
       }
     }
 
-    // Base-2 logits of the row tiles `tiles`, with masks where needed.
-    Value scaleLog2 = pf(cfg.scale * log2e);
+    // Scores of the row tiles `tiles` in the unit of the exponent's input
+    // (see scoreScale), with masks where needed.
     auto logits = [&](ArrayRef<int64_t> tiles) {
-      for (int64_t rt : tiles)
-        for (Value &x : s[rt])
-          x = fmul(x, scaleLog2);
+      if (scoreScale != 1.0)
+        for (int64_t rt : tiles)
+          for (Value &x : s[rt])
+            x = fmul(x, pf(scoreScale));
       Value kv0 = mul(j, ci(bn));
       if (ops.mask || ops.bias) {
         for (int64_t rt : tiles)
@@ -841,13 +884,23 @@ void FlashAttentionEmitter::emit() {
             mx = fmax(mx, s[rt][4 * nt + 2 * h + e]);
         mx = fmax(mx, t.shuffleXor(mx, 1));
         mx = fmax(mx, t.shuffleXor(mx, 2));
+        if (exponentScale != 1.0)
+          mx = fmul(mx, pf(exponentScale));
         mNew[h] = fmax(st[h], mx);
         alpha[h] = exp2(arith::SubFOp::create(b, loc, st[h], mNew[h]));
       }
+      Value negMax[2];
+      if (exponentScale != 1.0)
+        for (int h = 0; h < 2; ++h)
+          negMax[h] = arith::NegFOp::create(b, loc, mNew[h]);
       Value rowSum[2] = {pf(0.0), pf(0.0)};
       for (size_t i = 0; i < s[rt].size(); ++i) {
         int h = (i % 4) / 2;
-        s[rt][i] = exp2(arith::SubFOp::create(b, loc, s[rt][i], mNew[h]));
+        Value logit =
+            exponentScale == 1.0
+                ? arith::SubFOp::create(b, loc, s[rt][i], mNew[h]).getResult()
+                : fma(s[rt][i], pf(exponentScale), negMax[h]);
+        s[rt][i] = exp2(logit);
         rowSum[h] = fadd(rowSum[h], s[rt][i]);
       }
       for (size_t i = 0; i < acc[rt].size(); ++i)

@@ -313,6 +313,11 @@ public:
     return inlinePtx("ex2.approx.ftz.f32 $0, $1;", "=f,f", x.getType(), x);
   }
 
+  Value fma(Value x, Value y, Value z) override {
+    // The LLVM intrinsic: math.fma would become a libdevice call.
+    return LLVM::FMAOp::create(b, loc, x, y, z);
+  }
+
   /// One PTX instruction as side-effect-free inline assembly.
   Value inlinePtx(StringRef ptx, StringRef constraints, Type result, Value x) {
     return inlineAsm(ptx, constraints, result, x, /*pure=*/true);

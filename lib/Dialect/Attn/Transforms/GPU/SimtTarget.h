@@ -99,6 +99,8 @@ public:
   virtual Value shuffleIdx(Value v, Value srcLane) = 0;
   /// 2^x of a per-thread f32 (the GPU's ex2.approx).
   virtual Value exp2(Value x) = 0;
+  /// x * y + z rounded once (f32, per thread).
+  virtual Value fma(Value x, Value y, Value z) = 0;
   /// Rounds two f32 values to the element type and packs them (lo first).
   virtual PackedReg pack(Value lo, Value hi) = 0;
 
