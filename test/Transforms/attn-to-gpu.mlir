@@ -7,6 +7,7 @@
 // CHECK-LABEL: func.func @causal_f16_d64
 // scale * log2(e) = 0.125 / ln 2, and a hidden score before that scaling
 // (2 * -1e30 / 0.1803...: scaled, still at most -1e30).
+// CHECK: %[[THRESHOLD:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK: %[[C:.*]] = arith.constant 0.180336878 : f32
 // CHECK: %[[HIDDEN:.*]] = arith.constant -1.10903554E+31 : f32
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c8, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c55296_i32
@@ -50,16 +51,28 @@
 // CHECK: %[[VIS:.*]] = arith.cmpi sge, %[[LAST]], %c0_i32 : i32
 // CHECK-NEXT: arith.select %[[VIS]], %{{.*}}, %[[HIDDEN]] : f32
 // CHECK: arith.cmpi sge, %[[LAST]], %c1_i32 : i32
-// Row maxima (across the quad) scaled once per row; the exponent of each
-// score is then one fma: exp2(s * c - m).
+// Row maxima (across the quad) scaled once per row.
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
 // CHECK: %[[MAX:.*]] = arith.mulf %{{.*}}, %[[C]] : f32
-// CHECK: %[[M:.*]] = arith.maximumf %{{.*}}, %[[MAX]] : f32
-// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f"
+// CHECK: %[[CAND:.*]] = arith.maximumf %[[OLD:.*]], %[[MAX]] : f32
+// Lazy rescaling: the maxima move only if a row of the warp rose by more
+// than 8 (base 2).
+// CHECK: %[[RISE:.*]] = arith.subf %[[CAND]], %[[OLD]] : f32
+// CHECK: arith.cmpf ogt, %[[RISE]], %[[THRESHOLD]] : f32
+// CHECK: %[[MOVED:.*]] = nvvm.vote.sync  any %c-1_i32, %{{.*}} -> i1
+// CHECK: %[[M:.*]] = arith.select %[[MOVED]], %[[CAND]], %[[OLD]] : f32
+// The exponent of each score is one fma: exp2(s * c - m).
 // CHECK: %[[NEGM:.*]] = arith.negf %[[M]] : f32
 // CHECK: %[[E:.*]] = llvm.intr.fma(%{{.*}}, %[[C]], %[[NEGM]])
 // CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[E]]
+// O (32 accumulators of the row tile) and the 2 row sums are rescaled
+// only on the warp-uniform branch where the maxima moved.
+// CHECK: scf.if %[[MOVED]] -> ({{(f32, )+}}f32) {
+// CHECK-COUNT-34: arith.mulf
+// CHECK: scf.yield
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %arg{{.*}}
 // O += P V with V fragments through ldmatrix.trans.
 // CHECK: arith.truncf {{.*}} : f32 to f16
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}

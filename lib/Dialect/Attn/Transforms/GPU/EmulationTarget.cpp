@@ -305,6 +305,19 @@ public:
     return vector::ShuffleOp::create(b, loc, v, v, perm);
   }
 
+  Value warpAny(Value pred) override {
+    // A butterfly of ors within each warp's 32 lanes.
+    for (int mask = 1; mask < kWarpSize; mask *= 2) {
+      SmallVector<int64_t> perm;
+      for (int64_t l = 0; l < kThreadsPerBlock; ++l)
+        perm.push_back((l & ~(kWarpSize - 1)) | ((l % kWarpSize) ^ mask));
+      pred = arith::OrIOp::create(
+          b, loc, pred, vector::ShuffleOp::create(b, loc, pred, pred, perm));
+    }
+    return pred;
+  }
+  bool hasScalarControlFlow() const override { return false; }
+
   Value exp2(Value x) override { return math::Exp2Op::create(b, loc, x); }
   Value fma(Value x, Value y, Value z) override {
     return math::FmaOp::create(b, loc, x, y, z);

@@ -54,6 +54,11 @@ static constexpr double kHidden = -1.0e30;
 /// The smallest scale * log2(e) applied in the exponent rather than to the
 /// scores: 2 * kHidden / 1e-6 is still a finite f32.
 static constexpr double kMinDeferredScale = 1.0e-6;
+/// How far (in base-2 logits) a row's maximum may rise above the running
+/// maximum before the kernel moves it and rescales O (see softmax): scores
+/// exponentiated against a stale maximum are at most 2^8, which f16, bf16
+/// and the f32 accumulators hold exactly as well as values <= 1.
+static constexpr double kRescaleThreshold = 8.0;
 /// Registers that the Q, S and O fragments may take before Q is reloaded
 /// from shared memory at every step instead of kept in registers.
 static constexpr int64_t kQInRegisterBudget = 192;
@@ -887,8 +892,28 @@ void FlashAttentionEmitter::emit() {
         if (exponentScale != 1.0)
           mx = fmul(mx, pf(exponentScale));
         mNew[h] = fmax(st[h], mx);
-        alpha[h] = exp2(arith::SubFOp::create(b, loc, st[h], mNew[h]));
       }
+      // Lazy rescaling (as FlashAttention-4 does): the running maxima move
+      // only when a row of the warp rises more than kRescaleThreshold above
+      // its own; otherwise this block is exponentiated against the stale
+      // maxima, alpha is 1, and the warp skips rescaling O and the sums. The
+      // wgmma kernel keeps rescaling at every step: its O accumulators are
+      // pinned around the asynchronous wgmma.
+      Value moved;
+      if (!cfg.wgmma) {
+        for (int h = 0; h < 2; ++h) {
+          Value rise = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OGT,
+              arith::SubFOp::create(b, loc, mNew[h], st[h]),
+              pf(kRescaleThreshold));
+          moved = moved ? arith::OrIOp::create(b, loc, moved, rise) : rise;
+        }
+        moved = t.warpAny(moved);
+        for (int h = 0; h < 2; ++h)
+          mNew[h] = sel(moved, mNew[h], st[h]);
+      }
+      for (int h = 0; h < 2; ++h)
+        alpha[h] = exp2(arith::SubFOp::create(b, loc, st[h], mNew[h]));
       Value negMax[2];
       if (exponentScale != 1.0)
         for (int h = 0; h < 2; ++h)
@@ -903,11 +928,34 @@ void FlashAttentionEmitter::emit() {
         s[rt][i] = exp2(logit);
         rowSum[h] = fadd(rowSum[h], s[rt][i]);
       }
-      for (size_t i = 0; i < acc[rt].size(); ++i)
-        acc[rt][i] = fmul(acc[rt][i], alpha[(i % 4) / 2]);
+      // O and the sums, rescaled by alpha (skipped where the maxima stayed).
+      SmallVector<Value> carried(acc[rt]);
+      carried.append({st[2], st[3]});
+      auto rescale = [&](ValueRange values) {
+        SmallVector<Value> out;
+        for (size_t i = 0; i < values.size(); ++i) {
+          int h = i < acc[rt].size() ? (i % 4) / 2 : i - acc[rt].size();
+          out.push_back(fmul(values[i], alpha[h]));
+        }
+        return out;
+      };
+      if (moved && t.hasScalarControlFlow()) {
+        auto ifOp = scf::IfOp::create(b, loc, ValueRange(carried).getTypes(),
+                                      moved, /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        scf::YieldOp::create(b, loc, rescale(carried));
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(b, loc, carried);
+        carried.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+      } else {
+        // Where the maxima stayed, alpha is exactly exp2(0) = 1.
+        carried = rescale(carried);
+      }
+      acc[rt].assign(carried.begin(), carried.end() - 2);
       yield.append({mNew[0], mNew[1]});
       for (int h = 0; h < 2; ++h)
-        yield.push_back(fadd(fmul(st[2 + h], alpha[h]), rowSum[h]));
+        yield.push_back(fadd(carried[acc[rt].size() + h], rowSum[h]));
     };
 
     if (cfg.wgmma) {

@@ -306,6 +306,13 @@ public:
         .getShuffleResult();
   }
 
+  Value warpAny(Value pred) override {
+    Value all = arith::ConstantIntOp::create(b, loc, -1, 32);
+    return NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), all, pred,
+                                    NVVM::VoteSyncKind::any);
+  }
+  bool hasScalarControlFlow() const override { return true; }
+
   Value exp2(Value x) override {
     // The instruction itself: math.exp2 would become a libdevice call (which
     // needs libdevice at compile time) and llvm.exp2 is illegal in the NVVM

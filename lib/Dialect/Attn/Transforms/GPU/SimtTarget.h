@@ -95,6 +95,11 @@ public:
   virtual Value roundToTF32(Value x) = 0;
   /// The value of the thread whose lane is this lane xor `mask` (f32).
   virtual Value shuffleXor(Value v, int mask) = 0;
+  /// Whether `pred` (per-thread i1) holds in any thread of this warp.
+  virtual Value warpAny(Value pred) = 0;
+  /// Whether per-thread values are scalars, so that a warp-uniform one can
+  /// be the condition of an scf.if (the GPU). The emulation's are vectors.
+  virtual bool hasScalarControlFlow() const = 0;
   /// The value (f32) of lane `srcLane` (per thread, index) of this warp.
   virtual Value shuffleIdx(Value v, Value srcLane) = 0;
   /// 2^x of a per-thread f32 (the GPU's ex2.approx).
