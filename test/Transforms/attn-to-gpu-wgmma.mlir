@@ -46,12 +46,18 @@
 // CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // Slab 0's softmax runs while slab 1's group may still be in flight.
+// Each slab rescales its O accumulators only on the warp-uniform branch
+// where its row maxima moved (lazy rescaling).
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-NEXT: llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK: %[[MOVED0:.*]] = nvvm.vote.sync  any
 // CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// CHECK: scf.if %[[MOVED0]]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT: llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK: %[[MOVED1:.*]] = nvvm.vote.sync  any
 // CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// CHECK: scf.if %[[MOVED1]]
 // O += P V: P from registers (register-A wgmma: 64 accumulators tied to
 // their inputs, 4 A registers, the V descriptor, scale-d), after the O
 // accumulators and the packed P registers are pinned and fenced. V is

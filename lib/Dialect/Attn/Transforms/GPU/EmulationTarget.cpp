@@ -298,7 +298,9 @@ public:
         })[0];
   }
 
-  Value shuffleXor(Value v, int mask) override {
+  Value shuffleXor(Value v, int mask) override { return laneXor(v, mask); }
+  /// The value of lane (lane xor mask) of the same warp, for every lane.
+  Value laneXor(Value v, int mask) {
     SmallVector<int64_t> perm;
     for (int64_t l = 0; l < kThreadsPerBlock; ++l)
       perm.push_back((l & ~(kWarpSize - 1)) | ((l % kWarpSize) ^ mask));
@@ -307,13 +309,8 @@ public:
 
   Value warpAny(Value pred) override {
     // A butterfly of ors within each warp's 32 lanes.
-    for (int mask = 1; mask < kWarpSize; mask *= 2) {
-      SmallVector<int64_t> perm;
-      for (int64_t l = 0; l < kThreadsPerBlock; ++l)
-        perm.push_back((l & ~(kWarpSize - 1)) | ((l % kWarpSize) ^ mask));
-      pred = arith::OrIOp::create(
-          b, loc, pred, vector::ShuffleOp::create(b, loc, pred, pred, perm));
-    }
+    for (int mask = 1; mask < kWarpSize; mask *= 2)
+      pred = arith::OrIOp::create(b, loc, pred, laneXor(pred, mask));
     return pred;
   }
   bool hasScalarControlFlow() const override { return false; }

@@ -56,8 +56,8 @@ static constexpr double kHidden = -1.0e30;
 static constexpr double kMinDeferredScale = 1.0e-6;
 /// How far (in base-2 logits) a row's maximum may rise above the running
 /// maximum before the kernel moves it and rescales O (see softmax): scores
-/// exponentiated against a stale maximum are at most 2^8, which f16, bf16
-/// and the f32 accumulators hold exactly as well as values <= 1.
+/// exponentiated against a stale maximum are at most 2^8, as precise in
+/// f16, bf16 and f32 as values <= 1.
 static constexpr double kRescaleThreshold = 8.0;
 /// Registers that the Q, S and O fragments may take before Q is reloaded
 /// from shared memory at every step instead of kept in registers.
@@ -896,22 +896,18 @@ void FlashAttentionEmitter::emit() {
       // Lazy rescaling (as FlashAttention-4 does): the running maxima move
       // only when a row of the warp rises more than kRescaleThreshold above
       // its own; otherwise this block is exponentiated against the stale
-      // maxima, alpha is 1, and the warp skips rescaling O and the sums. The
-      // wgmma kernel keeps rescaling at every step: its O accumulators are
-      // pinned around the asynchronous wgmma.
+      // maxima, alpha is 1, and the warp skips rescaling O and the sums.
       Value moved;
-      if (!cfg.wgmma) {
-        for (int h = 0; h < 2; ++h) {
-          Value rise = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OGT,
-              arith::SubFOp::create(b, loc, mNew[h], st[h]),
-              pf(kRescaleThreshold));
-          moved = moved ? arith::OrIOp::create(b, loc, moved, rise) : rise;
-        }
-        moved = t.warpAny(moved);
-        for (int h = 0; h < 2; ++h)
-          mNew[h] = sel(moved, mNew[h], st[h]);
+      for (int h = 0; h < 2; ++h) {
+        Value rise =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                  arith::SubFOp::create(b, loc, mNew[h], st[h]),
+                                  pf(kRescaleThreshold));
+        moved = moved ? arith::OrIOp::create(b, loc, moved, rise) : rise;
       }
+      moved = t.warpAny(moved);
+      for (int h = 0; h < 2; ++h)
+        mNew[h] = sel(moved, mNew[h], st[h]);
       for (int h = 0; h < 2; ++h)
         alpha[h] = exp2(arith::SubFOp::create(b, loc, st[h], mNew[h]));
       Value negMax[2];
@@ -939,7 +935,7 @@ void FlashAttentionEmitter::emit() {
         }
         return out;
       };
-      if (moved && t.hasScalarControlFlow()) {
+      if (t.hasScalarControlFlow()) {
         auto ifOp = scf::IfOp::create(b, loc, ValueRange(carried).getTypes(),
                                       moved, /*withElseRegion=*/true);
         OpBuilder::InsertionGuard g(b);
