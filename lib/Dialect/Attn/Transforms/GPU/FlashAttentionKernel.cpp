@@ -507,22 +507,28 @@ SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
   // and, if causal, at or before the diagonal. Clamped to [-1, blockKV],
   // that offset fits i32: one 32-bit compare per element.
   Type i32 = b.getI32Type();
+  Value rows[2] = {rowBase, add(rowBase, pc(8))};
+  Value lastBeforeLk =
+      arith::SubIOp::create(b, loc, t.lift(lk), add(colBase, pc(1)));
   Value lastOffset[2];
   for (int half = 0; half < 2; ++half) {
-    Value last = arith::SubIOp::create(b, loc, t.lift(lk), add(colBase, pc(1)));
-    if (cfg.causal) {
-      Value row = add(rowBase, pc(8 * half));
-      last = minS(last, arith::SubIOp::create(
-                            b, loc, add(row, t.lift(diagOffset)), colBase));
-    }
+    Value last = lastBeforeLk;
+    if (cfg.causal)
+      last =
+          minS(last, arith::SubIOp::create(
+                         b, loc, add(rows[half], t.lift(diagOffset)), colBase));
     last = maxS(minS(last, pc(cfg.blockKV)), pc(-1));
     lastOffset[half] =
         arith::IndexCastOp::create(b, loc, t.perThreadType(i32), last);
   }
+  // Additive terms are base-e; the scores here are in the exponent's unit.
+  Value additiveScale;
+  if (ops.mask || ops.bias)
+    additiveScale = pf(log2e / exponentScale);
   SmallVector<Value> out;
   for (size_t i = 0; i < s.size(); ++i) {
     int64_t nt = i / 4, half = (i % 4) / 2, e = i % 2;
-    Value row = add(rowBase, pc(8 * half));
+    Value row = rows[half];
     Value col = add(colBase, pc(8 * nt + e));
     Value x = s[i];
     Value offset =
@@ -551,7 +557,7 @@ SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
     }
     // max() turns an additive -inf into the finite hidden value.
     if (additive)
-      x = fmax(fadd(x, fmul(additive, pf(log2e / exponentScale))), hidden);
+      x = fmax(fadd(x, fmul(additive, additiveScale)), hidden);
     out.push_back(sel(visible, x, hidden));
   }
   return out;
@@ -833,10 +839,12 @@ void FlashAttentionEmitter::emit() {
     // Scores of the row tiles `tiles` in the unit of the exponent's input
     // (see scoreScale), with masks where needed.
     auto logits = [&](ArrayRef<int64_t> tiles) {
-      if (scoreScale != 1.0)
+      if (scoreScale != 1.0) {
+        Value factor = pf(scoreScale);
         for (int64_t rt : tiles)
           for (Value &x : s[rt])
-            x = fmul(x, pf(scoreScale));
+            x = fmul(x, factor);
+      }
       Value kv0 = mul(j, ci(bn));
       if (ops.mask || ops.bias) {
         for (int64_t rt : tiles)
@@ -881,6 +889,7 @@ void FlashAttentionEmitter::emit() {
       ValueRange st = state.slice(4 * rt, 4);
       acc[rt].assign(state.begin() + 4 * numRT + rt * oTiles * 4,
                      state.begin() + 4 * numRT + (rt + 1) * oTiles * 4);
+      Value expScale = pf(exponentScale);
       Value alpha[2], mNew[2];
       for (int h = 0; h < 2; ++h) {
         Value mx = s[rt][2 * h];
@@ -890,7 +899,7 @@ void FlashAttentionEmitter::emit() {
         mx = fmax(mx, t.shuffleXor(mx, 1));
         mx = fmax(mx, t.shuffleXor(mx, 2));
         if (exponentScale != 1.0)
-          mx = fmul(mx, pf(exponentScale));
+          mx = fmul(mx, expScale);
         mNew[h] = fmax(st[h], mx);
       }
       // Lazy rescaling (as FlashAttention-4 does): the running maxima move
@@ -920,19 +929,21 @@ void FlashAttentionEmitter::emit() {
         Value logit =
             exponentScale == 1.0
                 ? arith::SubFOp::create(b, loc, s[rt][i], mNew[h]).getResult()
-                : fma(s[rt][i], pf(exponentScale), negMax[h]);
+                : fma(s[rt][i], expScale, negMax[h]);
         s[rt][i] = exp2(logit);
         rowSum[h] = fadd(rowSum[h], s[rt][i]);
       }
-      // O and the sums, rescaled by alpha (skipped where the maxima stayed).
-      SmallVector<Value> carried(acc[rt]);
+      // O and the sums, rescaled by their row's alpha (skipped where the
+      // maxima stayed).
+      SmallVector<Value> carried(acc[rt]), factors;
+      for (size_t i = 0; i < acc[rt].size(); ++i)
+        factors.push_back(alpha[(i % 4) / 2]);
       carried.append({st[2], st[3]});
+      factors.append({alpha[0], alpha[1]});
       auto rescale = [&](ValueRange values) {
         SmallVector<Value> out;
-        for (size_t i = 0; i < values.size(); ++i) {
-          int h = i < acc[rt].size() ? (i % 4) / 2 : i - acc[rt].size();
-          out.push_back(fmul(values[i], alpha[h]));
-        }
+        for (auto [v, f] : llvm::zip_equal(values, factors))
+          out.push_back(fmul(v, f));
         return out;
       };
       if (t.hasScalarControlFlow()) {
