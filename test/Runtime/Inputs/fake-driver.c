@@ -1,0 +1,117 @@
+// A fake CUDA driver for testing libattn_cuda_runtime.so without a GPU:
+// contexts and device memory on the host, and the calls that matter to the
+// test printed with their arguments. Everything else fails with
+// CUDA_ERROR_NOT_SUPPORTED. Names are those the runtime resolves (cuda.h's
+// _v2 versions); only the argument types the runtime passes matter here.
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NOT_SUPPORTED 801
+
+int cuInit(unsigned flags) { return 0; }
+int cuGetErrorName(int error, const char **name) {
+  *name = error == NOT_SUPPORTED ? "CUDA_ERROR_NOT_SUPPORTED" : "FAKE_ERROR";
+  return 0;
+}
+int cuGetErrorString(int error, const char **text) {
+  *text = "fake driver";
+  return 0;
+}
+int cuDeviceGet(int *device, int ordinal) {
+  *device = ordinal;
+  return 0;
+}
+static int primary;
+static void *current;
+int cuDevicePrimaryCtxRetain(void **context, int device) {
+  *context = &primary;
+  return 0;
+}
+int cuCtxGetCurrent(void **context) {
+  *context = current;
+  return 0;
+}
+int cuCtxSetCurrent(void *context) {
+  current = context;
+  return 0;
+}
+
+static void printList(const char *name, const void *values, unsigned n,
+                      int wide) {
+  printf(" %s=", name);
+  for (unsigned i = 0; i < n; ++i)
+    printf("%s%llu", i ? "," : "",
+           wide ? (unsigned long long)((const uint64_t *)values)[i]
+                : (unsigned long long)((const uint32_t *)values)[i]);
+}
+
+// Prints the encoding and fills the 128-byte map with its arguments, so
+// that different arguments give different maps.
+int cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
+                           void *address, const uint64_t *dims,
+                           const uint64_t *strides, const uint32_t *box,
+                           const uint32_t *elementStrides, int interleave,
+                           int swizzle, int l2Promotion, int oobFill) {
+  printf("cuTensorMapEncodeTiled type=%d rank=%u address=%p", dataType, rank,
+         address);
+  printList("dims", dims, rank, 1);
+  printList("strides", strides, rank - 1, 1);
+  printList("box", box, rank, 0);
+  printList("elementStrides", elementStrides, rank, 0);
+  printf(" interleave=%d swizzle=%d l2=%d oob=%d\n", interleave, swizzle,
+         l2Promotion, oobFill);
+  uint64_t words[16] = {(uint64_t)(uintptr_t)address,
+                        (uint64_t)dataType | (uint64_t)swizzle << 8 |
+                            (uint64_t)l2Promotion << 16 |
+                            (uint64_t)oobFill << 24};
+  for (unsigned i = 0; i < rank; ++i) {
+    words[2 + i] = dims[i];
+    words[7 + i] = (uint64_t)box[i] << 32 | (i ? strides[i - 1] : 0);
+  }
+  memcpy(map, words, sizeof(words));
+  return 0;
+}
+
+int cuMemAlloc_v2(uint64_t *ptr, size_t bytes) {
+  printf("cuMemAlloc %zu\n", bytes);
+  *ptr = (uint64_t)(uintptr_t)malloc(bytes);
+  return 0;
+}
+int cuMemcpy(uint64_t dst, uint64_t src, size_t bytes) {
+  printf("cuMemcpy %zu\n", bytes);
+  memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+  return 0;
+}
+int cuMemFree_v2(uint64_t ptr) {
+  printf("cuMemFree\n");
+  free((void *)(uintptr_t)ptr);
+  return 0;
+}
+
+#define UNSUPPORTED(fn)                                                        \
+  int fn(void) { return NOT_SUPPORTED; }
+UNSUPPORTED(cuDeviceGetCount)
+UNSUPPORTED(cuDeviceGetAttribute)
+UNSUPPORTED(cuModuleLoadData)
+UNSUPPORTED(cuModuleLoadDataEx)
+UNSUPPORTED(cuModuleUnload)
+UNSUPPORTED(cuModuleGetFunction)
+UNSUPPORTED(cuFuncSetAttribute)
+UNSUPPORTED(cuLaunchKernel)
+UNSUPPORTED(cuLaunchKernelEx)
+UNSUPPORTED(cuStreamCreate)
+UNSUPPORTED(cuStreamSynchronize)
+UNSUPPORTED(cuStreamDestroy_v2)
+UNSUPPORTED(cuStreamWaitEvent)
+UNSUPPORTED(cuEventCreate)
+UNSUPPORTED(cuEventRecord)
+UNSUPPORTED(cuEventSynchronize)
+UNSUPPORTED(cuEventDestroy_v2)
+UNSUPPORTED(cuMemAllocManaged)
+UNSUPPORTED(cuMemcpyAsync)
+UNSUPPORTED(cuMemsetD16Async)
+UNSUPPORTED(cuMemsetD32Async)
+UNSUPPORTED(cuMemHostRegister_v2)
+UNSUPPORTED(cuMemHostUnregister)
