@@ -54,11 +54,23 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
   toGPU.blockQ = options.blockQ;
   toGPU.blockKV = options.blockKV;
   toGPU.wgmma = options.wgmma;
+  toGPU.tma = options.tma;
   toGPU.chip = options.chip;
   pm.addPass(createAttnToGPU(toGPU));
+  // With TMA, NVGPU ops become NVVM before outlining (as in MLIR's own NVVM
+  // pipeline): a tensor map captured by the launch then becomes an !llvm.ptr
+  // kernel argument (an !nvgpu.tensormap.descriptor one is not legalized
+  // later). Not without: memrefs that nvgpu.ldmatrix or cp.async read would
+  // become descriptor structs passed by value, which costs registers.
+  if (options.tma)
+    pm.addPass(createConvertNVGPUToNVVMPass());
   // Outline before CSE: CSE would merge constants of the kernel body with
   // the host's, which then become kernel parameters.
   pm.addPass(createGpuKernelOutliningPass());
+  // Outlining copied the kernels' mbarrier globals (from nvgpu.mbarrier.create)
+  // into their GPU modules; the host's are dead.
+  if (options.tma)
+    pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
@@ -81,6 +93,7 @@ void mlir::attn::buildAttnGPUEmulationPipeline(
   toGPU.blockQ = options.blockQ;
   toGPU.blockKV = options.blockKV;
   toGPU.wgmma = options.wgmma;
+  toGPU.tma = options.tma;
   pm.addPass(createAttnToGPU(toGPU));
   // No attn op is left: the CPU pipeline only lowers the emulation to LLVM.
   AttnCPUPipelineOptions cpu;

@@ -47,7 +47,7 @@ struct AttnCPUPipelineOptions
 void buildAttnCPUPipeline(OpPassManager &pm,
                           const AttnCPUPipelineOptions &options);
 
-/// The kernel options of --attn-to-gpu (tiles, wgmma), shared by the GPU
+/// The kernel options of --attn-to-gpu (tiles, wgmma, tma), shared by the GPU
 /// pipelines.
 template <typename Derived>
 struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
@@ -64,6 +64,11 @@ struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
       *this, "wgmma",
       llvm::cl::desc("The Hopper kernel on wgmma (needs chip=sm_90a on the "
                      "GPU pipeline)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> tma{
+      *this, "tma",
+      llvm::cl::desc("With wgmma: Q, K and V tiles by TMA and mbarriers "
+                     "instead of cp.async"),
       llvm::cl::init(false)};
 };
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPU/FlashAttentionKernel.h"
+#include "GPU/SimtTarget.h"
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
@@ -82,9 +83,14 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg) {
     }
   }
 
-  FlashKernelOperands operands{op.getQuery(),       op.getKey(),  op.getValue(),
-                               op.getMask(),        op.getBias(), op.getInit(),
-                               op.getCausalOffset()};
+  FlashKernelOperands operands;
+  operands.query = op.getQuery();
+  operands.key = op.getKey();
+  operands.value = op.getValue();
+  operands.mask = op.getMask();
+  operands.bias = op.getBias();
+  operands.out = op.getInit();
+  operands.causalOffset = op.getCausalOffset();
   std::array<Value, 3> grid = gridSize(b, loc, op, cfg);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -119,6 +125,27 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg) {
       b, loc, empty, arith::ConstantIntOp::create(b, loc, 1, 1));
   auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
+  if (cfg.tma) {
+    // One tensor map per operand, encoded by the runtime on each call (it
+    // caches them) and read by the kernel from device memory.
+    auto encode = [&](Value memref, int64_t rows) -> Value {
+      auto type = cast<MemRefType>(memref.getType());
+      SmallVector<int64_t> box = tmaPanelBox(type.getRank(), rows);
+      SmallVector<Value> boxSizes;
+      for (int64_t d : box)
+        boxSizes.push_back(arith::ConstantIndexOp::create(b, loc, d));
+      Value unranked = memref::CastOp::create(
+          b, loc,
+          UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()),
+          memref);
+      return nvgpu::TmaCreateDescriptorOp::create(
+          b, loc, getTmaMapType(b.getContext(), box, cfg.elemType), unranked,
+          boxSizes);
+    };
+    operands.queryMap = encode(operands.query, cfg.blockQ);
+    operands.keyMap = encode(operands.key, cfg.blockKV);
+    operands.valueMap = encode(operands.value, cfg.blockKV);
+  }
   Value threads = arith::ConstantIndexOp::create(b, loc, kThreadsPerBlock);
   Value smemBytes = arith::ConstantIntOp::create(b, loc, cfg.sharedBytes(), 32);
   auto launch = gpu::LaunchOp::create(b, loc, grid[0], grid[1], grid[2],
@@ -148,7 +175,7 @@ void AttnToGPUPass::runOnOperation() {
   for (AttentionOp op : ops) {
     std::string why;
     FailureOr<FlashKernelConfig> cfg =
-        getFlashKernelConfig(op, {blockQ, blockKV, wgmma, chip}, why);
+        getFlashKernelConfig(op, {blockQ, blockKV, wgmma, tma, chip}, why);
     if (::mlir::failed(cfg)) {
       op.emitOpError("cannot be lowered to the GPU kernel: ") << why;
       failed = true;

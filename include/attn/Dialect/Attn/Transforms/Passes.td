@@ -230,12 +230,23 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     registers as the A operand of P V. Each 64-row slab of the block is
     one warpgroup tile (warp w owns its rows 16w..16w+15).
 
+    With `tma=true` as well, Q, K and V tiles are not copied by every
+    thread with `cp.async` but by the TMA unit: the host encodes one tensor
+    map per operand (`nvgpu.tma.create.descriptor`, 64-column boxes with the
+    128-byte swizzle, zero fill outside the tensor), one thread issues a
+    `cp.async.bulk.tensor` per panel, and each K/V buffer has an mbarrier
+    that the block waits on by phase parity. Tensors may have at most 5
+    dimensions.
+
     With `emulate=true` the same per-block program is emitted as CPU code:
     loops over the grid, and the 128 threads of a block as the lanes of
     `vector<128xT>` values, with `ldmatrix`, `mma.sync`, `wgmma` (its
     descriptors decoded, the swizzle applied) and the shuffles modelled by
-    their PTX layouts. Comparing it with a reference checks the kernel's
-    lane, fragment and shared-memory layout bookkeeping without a GPU.
+    their PTX layouts. TMA loads write their swizzled boxes at once; the
+    mbarriers are modelled by their phases and byte counts, and a wait on
+    an incomplete phase aborts with a message. Comparing it with a reference
+    checks the kernel's lane, fragment and shared-memory layout bookkeeping
+    without a GPU.
   }];
   let options = [
     Option<"emulate", "emulate", "bool", /*default=*/"false",
@@ -250,6 +261,9 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "The Hopper kernel (sm_90a): wgmma instead of mma.sync (default "
            "tiles as for mma.sync, but 64 keys above D = 128)">,
+    Option<"tma", "tma", "bool", /*default=*/"false",
+           "With wgmma: Q, K and V tiles arrive by TMA, tracked by "
+           "mbarriers, from tensor maps encoded on the host">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "The GPU the kernel is for (sm_80, sm_90a, ...; the GPU pipeline "
            "passes its own): the tiles' shared memory is checked against "

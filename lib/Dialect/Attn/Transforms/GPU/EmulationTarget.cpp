@@ -17,7 +17,9 @@
 //                (with .trans: rows 2t..2t+1 of column g).
 // Asynchronous copies complete at once, so waits and barriers are no-ops:
 // the program is data-race free on the GPU only if its barriers are right,
-// which this target cannot check.
+// which this target cannot check. mbarriers are the exception: their
+// phases and byte counts are modelled, and a wait that would not return
+// (or return early) on the GPU aborts the emulation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -389,6 +391,208 @@ public:
         });
   }
 
+  // mbarriers are modelled by their state: completed phases, outstanding
+  // transaction bytes, pending arrivals, and phases waited for. TMA copies
+  // complete at once, so a wait must find its phase complete with no bytes
+  // outstanding: a wrong byte count or parity, a load that is waited for
+  // twice or never, fails an assertion instead of hanging a GPU.
+  enum BarrierField { kCompleted, kTxBytes, kPendingArrivals, kWaited };
+
+  void initBarriers(int64_t count) override {
+    if (!barrierState) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfterValue(smemBase);
+      barrierState = memref::AllocaOp::create(
+          b, loc, MemRefType::get({count, 4}, b.getIndexType()));
+    }
+    for (int64_t i = 0; i < count; ++i)
+      for (auto [field, value] : {std::pair{kCompleted, 0},
+                                  {kTxBytes, 0},
+                                  {kPendingArrivals, 1},
+                                  {kWaited, 0}})
+        setField(indexConst(i), field, indexConst(value));
+  }
+
+  void expectBytes(Value barrier, int64_t bytes, Value pred) override {
+    auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    setField(barrier, kTxBytes, addConst(field(barrier, kTxBytes), bytes));
+    setField(barrier, kPendingArrivals,
+             addConst(field(barrier, kPendingArrivals), -1));
+    completePhaseIfDone(barrier);
+  }
+
+  void tmaLoad(Value global, Value, ValueRange coords, Value byteOffset,
+               ArrayRef<int64_t> box, Value barrier, Value pred) override {
+    int64_t rank = box.size();
+    assert(rank >= 2 && box.back() * 2 == 128 &&
+           llvm::all_of(box.drop_back(2), [](int64_t d) { return d == 1; }) &&
+           "boxes are rows of 128 bytes");
+    auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> args = {global, smemBase, byteOffset};
+    args.append(coords.begin(), coords.end());
+    int64_t rows = box[rank - 2], cols = box[rank - 1];
+    outlined("tma" + std::to_string(rows), args, {},
+             [&](ValueRange a) -> SmallVector<Value> {
+               tmaLoadImpl(a[0], halfView(a[1]), a[2], a.drop_front(3), rows,
+                           cols);
+               return {};
+             });
+    setField(barrier, kTxBytes,
+             addConst(field(barrier, kTxBytes), -rows * cols * 2));
+    completePhaseIfDone(barrier);
+  }
+  /// The box of `rows` x `cols` elements at `coords` of `global`, zero
+  /// outside it, written row by row from `byteOffset` with the 128-byte
+  /// swizzle (16-byte chunk c of the row at address a goes to c ^ (a / 128
+  /// % 8), as loadSwizzled reads it back).
+  void tmaLoadImpl(Value global, Value elems, Value byteOffset,
+                   ValueRange coords, int64_t rows, int64_t cols) {
+    Type elem = cast<MemRefType>(global.getType()).getElementType();
+    auto rowLoop = scf::ForOp::create(b, loc, indexConst(0), indexConst(rows),
+                                      indexConst(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+    Value r = rowLoop.getInductionVar();
+    auto colLoop = scf::ForOp::create(b, loc, indexConst(0), indexConst(cols),
+                                      indexConst(1));
+    b.setInsertionPoint(colLoop.getBody()->getTerminator());
+    Value c = colLoop.getInductionVar();
+    SmallVector<Value> idx(coords.begin(), coords.end());
+    idx[idx.size() - 2] = add(idx[idx.size() - 2], r);
+    idx.back() = add(idx.back(), c);
+    Value inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    for (auto [d, i] : llvm::enumerate(idx)) {
+      Value size = memref::DimOp::create(b, loc, global, d);
+      inside = arith::AndIOp::create(
+          b, loc, inside,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, size));
+    }
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{elem}, inside,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(
+          b, loc, ValueRange{memref::LoadOp::create(b, loc, global, idx)});
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc,
+                           ValueRange{arith::ConstantOp::create(
+                               b, loc, elem, b.getZeroAttr(elem))});
+    }
+    Value addr = add(byteOffset, add(mulConst(r, 128), mulConst(c, 2)));
+    Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
+    Value phys = arith::XOrIOp::create(b, loc, addr, swz);
+    memref::StoreOp::create(b, loc, ifOp.getResult(0), elems,
+                            ValueRange{divConst(phys, 2)});
+  }
+
+  void waitBarrier(Value barrier, Value parity) override {
+    Value completed = field(barrier, kCompleted);
+    Value waited = field(barrier, kWaited);
+    Value parityIdx =
+        arith::ExtUIOp::create(b, loc, b.getI64Type(), parity).getResult();
+    parityIdx =
+        arith::IndexCastUIOp::create(b, loc, b.getIndexType(), parityIdx);
+    // try_wait.parity returns once the phase with that parity is complete:
+    // the current phase's parity differs.
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                     remConst(completed, 2), parityIdx);
+    ok = arith::AndIOp::create(b, loc, ok, eq(completed, addConst(waited, 1)));
+    ok = arith::AndIOp::create(b, loc, ok,
+                               eq(field(barrier, kTxBytes), indexConst(0)));
+    abortUnless(ok, "attn GPU emulation: an mbarrier wait found its phase "
+                    "incomplete (wrong parity, byte count or missing load)");
+    setField(barrier, kWaited, addConst(waited, 1));
+  }
+
+  void endBarriers() override {
+    int64_t count = cast<MemRefType>(barrierState.getType()).getDimSize(0);
+    for (int64_t i = 0; i < count; ++i) {
+      Value id = indexConst(i);
+      Value ok = eq(field(id, kCompleted), field(id, kWaited));
+      ok = arith::AndIOp::create(b, loc, ok,
+                                 eq(field(id, kTxBytes), indexConst(0)));
+      ok = arith::AndIOp::create(
+          b, loc, ok, eq(field(id, kPendingArrivals), indexConst(1)));
+      abortUnless(ok, "attn GPU emulation: a block ended with a TMA load "
+                      "that was never waited for");
+    }
+  }
+
+  /// Where `ok` is false: prints `msg` and aborts. (cf.assert's message is
+  /// lost when stdout is a pipe: the process aborts before flushing it.)
+  void abortUnless(Value ok, StringRef msg) {
+    ModuleOp module =
+        b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+    MLIRContext *ctx = b.getContext();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto voidType = LLVM::LLVMVoidType::get(ctx);
+    // Declared as the control-flow lowering declares them.
+    auto declare = [&](StringRef name, Type result, ArrayRef<Type> args) {
+      if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+        return fn;
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      return LLVM::LLVMFuncOp::create(
+          b, loc, name, LLVM::LLVMFunctionType::get(result, args));
+    };
+    LLVM::LLVMFuncOp puts = declare("puts", voidType, {ptr});
+    LLVM::LLVMFuncOp fflush = declare("fflush", b.getI32Type(), {ptr});
+    LLVM::LLVMFuncOp abort = declare("abort", voidType, {});
+    std::string text = (msg + Twine('\0')).str();
+    std::string name;
+    for (int n = 0;; ++n) {
+      name = "__attn_emu_msg_" + std::to_string(n);
+      if (!SymbolTable::lookupSymbolIn(module, name))
+        break;
+    }
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      LLVM::GlobalOp::create(
+          b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), text.size()),
+          /*isConstant=*/true, LLVM::Linkage::Internal, name,
+          b.getStringAttr(text));
+    }
+    Value failed = arith::XOrIOp::create(
+        b, loc, ok, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+    auto ifOp = scf::IfOp::create(b, loc, failed, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value str = LLVM::AddressOfOp::create(b, loc, ptr, name);
+    LLVM::CallOp::create(b, loc, puts, ValueRange{str});
+    LLVM::CallOp::create(b, loc, fflush,
+                         ValueRange{LLVM::ZeroOp::create(b, loc, ptr)});
+    LLVM::CallOp::create(b, loc, abort, ValueRange{});
+  }
+
+  Value field(Value barrier, BarrierField f) {
+    return memref::LoadOp::create(b, loc, barrierState,
+                                  ValueRange{barrier, indexConst(f)});
+  }
+  void setField(Value barrier, BarrierField f, Value v) {
+    memref::StoreOp::create(b, loc, v, barrierState,
+                            ValueRange{barrier, indexConst(f)});
+  }
+  Value eq(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  }
+  /// An mbarrier's phase completes when its arrivals and bytes are in.
+  void completePhaseIfDone(Value barrier) {
+    Value done = arith::AndIOp::create(
+        b, loc, eq(field(barrier, kPendingArrivals), indexConst(0)),
+        eq(field(barrier, kTxBytes), indexConst(0)));
+    auto ifOp = scf::IfOp::create(b, loc, done, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    setField(barrier, kCompleted, addConst(field(barrier, kCompleted), 1));
+    setField(barrier, kPendingArrivals, indexConst(1));
+  }
+
   Value load(Value memref, ValueRange idx) override {
     SmallVector<Value> args = {memref};
     args.append(idx.begin(), idx.end());
@@ -719,6 +923,8 @@ private:
 
   std::array<Value, 3> blockIds;
   Value smemBase, wgmmaScratch;
+  // [barrier][BarrierField] (index) of the TMA path's mbarriers.
+  Value barrierState;
 
   llvm::StringMap<func::FuncOp> outlinedFns;
 };

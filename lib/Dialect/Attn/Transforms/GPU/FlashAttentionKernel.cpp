@@ -155,6 +155,20 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     }
     cfg.wgmma = true;
   }
+  if (request.tma) {
+    if (!request.wgmma) {
+      why = "TMA loads (tma=1) are part of the wgmma kernel: add wgmma=1";
+      return failure();
+    }
+    // cp.async.bulk.tensor addresses at most 5 dimensions.
+    if (op.getQueryType().getRank() > 5 || op.getKeyType().getRank() > 5 ||
+        op.getValueType().getRank() > 5) {
+      why = "TMA tensor maps have at most 5 dimensions: query, key and value "
+            "may have at most 2 batch dimensions";
+      return failure();
+    }
+    cfg.tma = true;
+  }
   cfg.headDimQK = d;
   cfg.headDimV = dv;
   cfg.groupSize = hq / hkv;
@@ -205,6 +219,7 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   // tiles: fewer keys per step first, then fewer rows.
   int64_t maxShared = maxSharedBytesPerBlock(request.chip);
   int64_t minKeys = cfg.isTF32() ? 8 : 16;
+  maxShared -= cfg.staticSharedBytes();
   while (cfg.sharedBytes() > maxShared && !request.blockKV &&
          cfg.blockKV / 2 >= minKeys)
     cfg.blockKV /= 2;
@@ -303,6 +318,24 @@ private:
   void loadTile(Value global, ArrayRef<Value> prefix, Value rowBase,
                 Value limit, Value lastRow, Value dst,
                 ArrayRef<Value> dstPrefix, int64_t rows, int64_t cols);
+  /// The TMA loads of rows [rowBase, rowBase + rows) of
+  /// global[prefix..., row, :] (`cols` columns) through `map`: one per
+  /// 64-column panel, the panels `rows` x 128 bytes apart from byte
+  /// `byteOffset` of shared memory, completing on mbarrier `barrier`; issued
+  /// where `pred` holds. Rows past the tensor arrive as zeros.
+  void loadTileTma(Value global, Value map, ArrayRef<Value> prefix,
+                   Value rowBase, Value byteOffset, int64_t rows, int64_t cols,
+                   Value barrier, Value pred) {
+    SmallVector<int64_t> box = tmaPanelBox(prefix.size() + 2, rows);
+    for (int64_t p = 0; p < cols / 64; ++p) {
+      SmallVector<Value> coords(prefix);
+      coords.push_back(rowBase);
+      coords.push_back(ci(64 * p));
+      t.tmaLoad(global, map, coords,
+                add(byteOffset, ci(p * rows * kPanelRowBytes)), box, barrier,
+                pred);
+    }
+  }
   /// First block row of the warp's row tile `rt` (per thread): consecutive
   /// rows per warp for mma.sync; for wgmma, rows 16 w .. 16 w + 15 of the
   /// 64-row slab `rt` (the accumulator layout of wgmma m64).
@@ -731,16 +764,45 @@ void FlashAttentionEmitter::emit() {
     numKV = minS(numKV, causalBlocks);
   }
 
-  // Prologue: Q (group 0), then K/V block 0 (group 1).
-  loadTile(ops.query, qPrefix, q0, lq, lastQ, sQ, {}, bm, d);
-  t.commitGroup();
-  Value firstLimit =
-      sel(cmp(arith::CmpIPredicate::sgt, numKV, ci(0)), lk, ci(0));
-  loadTile(ops.key, kvPrefix, ci(0), firstLimit, lastK, sK, {ci(0)}, bn, d);
-  loadTile(ops.value, kvPrefix, ci(0), firstLimit, lastK, sV, {ci(0)}, bn, dv);
-  t.commitGroup();
-  t.waitGroups(1);
-  t.barrier();
+  // The TMA path: K/V block j arrives in buffer j % 2 and completes phase
+  // j / 2 of mbarrier j % 2, whose bytes (both tiles) thread 0 announces
+  // when it issues the loads. Block 0's phase also brings Q.
+  int64_t kvTmaBytes = bn * (d + dv) * cfg.elemBytes();
+  auto kvByteOffsets = [&](Value buffer) -> std::pair<Value, Value> {
+    return {add(ci(kOffset), mul(buffer, ci(cfg.sharedKBytes() / 2))),
+            add(ci(vOffset), mul(buffer, ci(cfg.sharedVBytes() / 2)))};
+  };
+  auto loadKVTma = [&](Value block, Value buffer, Value pred) {
+    auto [kBytes, vBytes] = kvByteOffsets(buffer);
+    Value base = mul(block, ci(bn));
+    loadTileTma(ops.key, ops.keyMap, kvPrefix, base, kBytes, bn, d, buffer,
+                pred);
+    loadTileTma(ops.value, ops.valueMap, kvPrefix, base, vBytes, bn, dv, buffer,
+                pred);
+  };
+
+  if (cfg.tma) {
+    // Nothing is loaded for a block with no K/V step (it writes zeros): every
+    // load issued is waited for in the loop.
+    t.initBarriers(FlashKernelConfig::kNumTmaBarriers);
+    t.barrier();
+    Value any = cmp(arith::CmpIPredicate::sgt, numKV, ci(0));
+    t.expectBytes(ci(0), bm * d * cfg.elemBytes() + kvTmaBytes, any);
+    loadTileTma(ops.query, ops.queryMap, qPrefix, q0, ci(0), bm, d, ci(0), any);
+    loadKVTma(ci(0), ci(0), any);
+  } else {
+    // Prologue: Q (group 0), then K/V block 0 (group 1).
+    loadTile(ops.query, qPrefix, q0, lq, lastQ, sQ, {}, bm, d);
+    t.commitGroup();
+    Value firstLimit =
+        sel(cmp(arith::CmpIPredicate::sgt, numKV, ci(0)), lk, ci(0));
+    loadTile(ops.key, kvPrefix, ci(0), firstLimit, lastK, sK, {ci(0)}, bn, d);
+    loadTile(ops.value, kvPrefix, ci(0), firstLimit, lastK, sV, {ci(0)}, bn,
+             dv);
+    t.commitGroup();
+    t.waitGroups(1);
+    t.barrier();
+  }
 
   // A-operand fragments of the warp's query rows: row tile rt, k step kk.
   int64_t numRT = cfg.rowTiles();
@@ -773,20 +835,33 @@ void FlashAttentionEmitter::emit() {
     Value nextBuf = arith::SubIOp::create(b, loc, ci(1), buf);
     Value next = add(j, ci(1));
 
-    // Prefetch block j + 1 into the other buffer (all zero-size past the
-    // end), then wait for block j.
-    Value nextLimit =
-        sel(cmp(arith::CmpIPredicate::slt, next, numKV), lk, ci(0));
-    Value nextBase = mul(next, ci(bn));
-    loadTile(ops.key, kvPrefix, nextBase, nextLimit, lastK, sK, {nextBuf}, bn,
-             d);
-    loadTile(ops.value, kvPrefix, nextBase, nextLimit, lastK, sV, {nextBuf}, bn,
-             dv);
-    t.commitGroup();
-    t.waitGroups(1);
-    if (cfg.wgmma)
-      t.fenceAsyncProxy();
-    t.barrier();
+    // Prefetch block j + 1 into the other buffer, then wait for block j.
+    if (cfg.tma) {
+      // The other buffer's last readers finished before the barrier that
+      // ended the previous step.
+      Value more = cmp(arith::CmpIPredicate::slt, next, numKV);
+      t.expectBytes(nextBuf, kvTmaBytes, more);
+      loadKVTma(next, nextBuf, more);
+      Value parity =
+          cmp(arith::CmpIPredicate::eq, rem(div(j, ci(2)), ci(2)), ci(1));
+      t.waitBarrier(buf, parity);
+    } else {
+      // (All zero-size past the end.)
+      Value nextLimit =
+          sel(cmp(arith::CmpIPredicate::slt, next, numKV), lk, ci(0));
+      Value nextBase = mul(next, ci(bn));
+      loadTile(ops.key, kvPrefix, nextBase, nextLimit, lastK, sK, {nextBuf}, bn,
+               d);
+      loadTile(ops.value, kvPrefix, nextBase, nextLimit, lastK, sV, {nextBuf},
+               bn, dv);
+      t.commitGroup();
+      t.waitGroups(1);
+      // cp.async writes are generic-proxy writes; wgmma reads through the
+      // async proxy.
+      if (cfg.wgmma)
+        t.fenceAsyncProxy();
+      t.barrier();
+    }
 
     // S = Q K^T: per row tile, 16 rows x bn keys as sTiles m16n8 tiles. Each
     // K fragment feeds the mma of every row tile.
@@ -1009,7 +1084,10 @@ void FlashAttentionEmitter::emit() {
       yield.append(tile);
     scf::YieldOp::create(b, loc, yield);
   }
-  t.waitGroups(0);
+  if (cfg.tma)
+    t.endBarriers();
+  else
+    t.waitGroups(0);
 
   // Epilogue: full row sums, one division per row, hidden rows write 0.
   ValueRange res = loop.getResults();
@@ -1050,6 +1128,13 @@ void FlashAttentionEmitter::emit() {
       }
     }
   }
+}
+
+SmallVector<int64_t> mlir::attn::gpu_kernel::tmaPanelBox(int64_t rank,
+                                                         int64_t rows) {
+  SmallVector<int64_t> box(rank - 2, 1);
+  box.append({rows, kPanelRowBytes / 2});
+  return box;
 }
 
 void mlir::attn::gpu_kernel::emitFlashAttentionBlock(

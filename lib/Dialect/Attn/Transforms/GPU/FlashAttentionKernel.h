@@ -40,6 +40,11 @@ struct FlashKernelConfig {
   /// 16 w + 15 of each slab), Q, K and V read by wgmma from shared memory
   /// in the 128-byte-swizzled layout, P from registers.
   bool wgmma = false;
+  /// On the wgmma path: Q, K and V tiles arrive by TMA (one thread issues
+  /// cp.async.bulk.tensor per 64-column panel from host-encoded tensor
+  /// maps), completion tracked by mbarriers, instead of cp.async by every
+  /// thread.
+  bool tma = false;
 
   bool isTF32() const { return elemType.isF32(); }
   /// m16 row tiles per warp. Two halve the shared-memory fragment loads per
@@ -72,6 +77,10 @@ struct FlashKernelConfig {
   int64_t sharedBytes() const {
     return sharedQBytes() + sharedKBytes() + sharedVBytes() + sharedAlign();
   }
+  /// mbarriers of the TMA path (one per K/V buffer, 8 bytes each): static
+  /// shared memory, next to the dynamic bytes above.
+  static constexpr int64_t kNumTmaBarriers = 2;
+  int64_t staticSharedBytes() const { return tma ? 8 * kNumTmaBarriers : 0; }
 };
 
 /// What the user asks for: tile sizes (0 picks the default for the op),
@@ -80,6 +89,8 @@ struct FlashKernelRequest {
   int64_t blockQ = 0, blockKV = 0;
   /// The Hopper (wgmma) kernel instead of the mma.sync one.
   bool wgmma = false;
+  /// TMA loads on the wgmma kernel.
+  bool tma = false;
   /// The target chip ("sm_80", "sm_90a", ...), or empty if not known.
   std::string chip;
 };
@@ -99,7 +110,15 @@ struct FlashKernelOperands {
   Value query, key, value, mask, bias, out;
   /// Extra diagonal shift (index) for `causal = top_left`, or null.
   Value causalOffset;
+  /// The TMA path on the GPU: the tensor maps (!nvgpu.tensormap.descriptor)
+  /// of query, key and value, encoded on the host. Null in the emulation,
+  /// which reads the memrefs themselves.
+  Value queryMap, keyMap, valueMap;
 };
+
+/// The box of one TMA load into a wgmma operand panel: `rows` rows of 64
+/// elements (128 bytes) of a rank-`rank` tensor, 1 in the other dims.
+SmallVector<int64_t> tmaPanelBox(int64_t rank, int64_t rows);
 
 /// Emits the program of one block (grid: x = query block, y = query head,
 /// z = linearized batch index) through `target`.

@@ -338,6 +338,62 @@ public:
     return {v, {}, {}};
   }
 
+  void initBarriers(int64_t count) override {
+    auto groupType = nvgpu::MBarrierGroupType::get(
+        b.getContext(),
+        gpu::AddressSpaceAttr::get(b.getContext(),
+                                   gpu::AddressSpace::Workgroup),
+        count);
+    barriers = nvgpu::MBarrierCreateOp::create(b, loc, groupType);
+    elected =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId(),
+                              arith::ConstantIndexOp::create(b, loc, 0));
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t i = 0; i < count; ++i)
+      nvgpu::MBarrierInitOp::create(b, loc, barriers, one,
+                                    arith::ConstantIndexOp::create(b, loc, i),
+                                    elected);
+    // The initialization is visible to the TMA unit (the async proxy)
+    // before its copies complete on these barriers.
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+
+  void expectBytes(Value barrier, int64_t bytes, Value pred) override {
+    nvgpu::MBarrierArriveExpectTxOp::create(
+        b, loc, barriers, arith::ConstantIndexOp::create(b, loc, bytes),
+        barrier, issuer(pred));
+  }
+
+  void tmaLoad(Value global, Value map, ValueRange coords, Value byteOffset,
+               ArrayRef<int64_t> box, Value barrier, Value pred) override {
+    assert(map && "TMA loads on the GPU need a tensor map");
+    Value offset =
+        shift ? arith::AddIOp::create(b, loc, shift, byteOffset) : byteOffset;
+    Value dst = memref::ViewOp::create(
+        b, loc, getTmaBoxType(b.getContext(), box, elemType), smemBase, offset,
+        ValueRange{});
+    // The instruction takes coordinates innermost first.
+    SmallVector<Value> crd(llvm::reverse(coords));
+    nvgpu::TmaAsyncLoadOp::create(b, loc, dst, barriers, map, crd, barrier,
+                                  /*multicastMask=*/Value(), issuer(pred));
+  }
+
+  void waitBarrier(Value barrier, Value parity) override {
+    // The suspend-time hint of upstream's examples; try_wait loops until
+    // the phase completes either way.
+    Value ticks = arith::ConstantIndexOp::create(b, loc, 10000000);
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity, ticks,
+                                           barrier);
+  }
+
+  void endBarriers() override {}
+
+  /// `pred`, in the one thread that issues the block's TMA operations.
+  Value issuer(Value pred) {
+    assert(elected && "initBarriers comes first");
+    return arith::AndIOp::create(b, loc, elected, pred);
+  }
+
   Value load(Value memref, ValueRange idx) override {
     return memref::LoadOp::create(b, loc, memref, idx);
   }
@@ -357,10 +413,33 @@ public:
 
 private:
   Value smemBase, baseAddress, shift;
+  // The mbarrier group and the thread that issues TMA operations.
+  Value barriers, elected;
   SmallVector<Value> pending;
   Value firstGroup;
 };
 } // namespace
+
+MemRefType mlir::attn::gpu_kernel::getTmaBoxType(MLIRContext *ctx,
+                                                 ArrayRef<int64_t> box,
+                                                 Type elemType) {
+  return MemRefType::get(
+      box, elemType, MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+Type mlir::attn::gpu_kernel::getTmaMapType(MLIRContext *ctx,
+                                           ArrayRef<int64_t> box,
+                                           Type elemType) {
+  // The 128-byte swizzle of the wgmma operand panels; L2 promotion of 128
+  // bytes (CUTLASS's default for TMA loads); zeros outside the tensor.
+  return nvgpu::TensorMapDescriptorType::get(
+      ctx, getTmaBoxType(ctx, box, elemType),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
 
 std::unique_ptr<SimtTarget>
 mlir::attn::gpu_kernel::createNVGPUTarget(OpBuilder &b, Location loc,

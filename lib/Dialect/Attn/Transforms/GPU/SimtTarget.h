@@ -23,6 +23,7 @@
 #define ATTN_LIB_DIALECT_ATTN_TRANSFORMS_GPU_SIMTTARGET_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 
 #include <array>
@@ -140,6 +141,31 @@ public:
   /// complete; `regs` (their results) are read only after it.
   virtual void wgmmaWait(int pending, MutableArrayRef<Value> regs) = 0;
 
+  /// TMA and mbarriers (sm_90). These are block-level operations on
+  /// uniform operands: on the GPU one thread issues them.
+  ///
+  /// Initializes `count` mbarriers, each expecting one arrival per phase;
+  /// a barrier() must follow before any other thread uses them.
+  virtual void initBarriers(int64_t count) = 0;
+  /// Where `pred` holds: arrives on mbarrier `barrier` (index), announcing
+  /// `bytes` of asynchronous copies that complete its current phase.
+  virtual void expectBytes(Value barrier, int64_t bytes, Value pred) = 0;
+  /// Where `pred` holds: cp.async.bulk.tensor of the box `box` (in memref
+  /// order, all but the last two dims 1; the last dim is 64 16-bit elements,
+  /// 128 bytes) at `coords` (memref order) of `global` to shared memory at
+  /// `byteOffset` (1024-byte aligned) with the 128-byte swizzle, completing
+  /// on `barrier`. Box elements outside `global` read as zero. The GPU reads
+  /// through the tensor map `map`; the emulation reads `global` itself.
+  virtual void tmaLoad(Value global, Value map, ValueRange coords,
+                       Value byteOffset, ArrayRef<int64_t> box, Value barrier,
+                       Value pred) = 0;
+  /// Waits until the phase of `barrier` with parity `parity` (i1) has
+  /// completed; its copies are then visible to this thread.
+  virtual void waitBarrier(Value barrier, Value parity) = 0;
+  /// The block is done with its mbarriers. (The emulation checks that every
+  /// completed phase was waited for and no bytes are outstanding.)
+  virtual void endBarriers() = 0;
+
   /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
   virtual Value load(Value memref, ValueRange idx) = 0;
   /// Per-thread store of `lo`, `hi` to `memref[idx]` and the next element of
@@ -161,6 +187,14 @@ protected:
 std::unique_ptr<SimtTarget> createNVGPUTarget(OpBuilder &b, Location loc,
                                               Type elemType, Value smemBase,
                                               int64_t alignShared);
+
+/// The shared-memory tile (memref<box x elemType>, workgroup space) that one
+/// TMA load of `box` fills, and the type of the tensor map (a
+/// !nvgpu.tensormap.descriptor, 128-byte swizzle, zero fill) that the host
+/// encodes for such loads.
+MemRefType getTmaBoxType(MLIRContext *ctx, ArrayRef<int64_t> box,
+                         Type elemType);
+Type getTmaMapType(MLIRContext *ctx, ArrayRef<int64_t> box, Type elemType);
 
 /// The emulation target. `blockIds` are the (uniform) loop indices that stand
 /// for the block ids; `smemBase` a memref<?xi8> standing for shared memory.
