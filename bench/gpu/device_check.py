@@ -16,7 +16,8 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    torch.nn.functional.scaled_dot_product_attention with the flash and
    cuDNN backends (CUDA events, warm-up, median of ITERS), as TFLOP/s and
    ratios. Every built alternative of a benchmarked variant (names with a
-   _q<rows>kv<keys> tile suffix, or _wgmma for the Hopper kernel) is timed
+   _q<rows>kv<keys> tile suffix, _wgmma for the Hopper kernel, _wgmma_tma
+   for it with TMA loads) is timed
    next to the default kernel. Writes table.md, results.json and raw
    timings to OUT_DIR.
 """
@@ -79,6 +80,20 @@ def write(path, t):
 # Seconds one driver run may take (the largest timed shape takes about a
 # second). A kernel that hangs then costs one entry, not the whole check.
 DRIVER_TIMEOUT_S = 60
+# Correctness runs are small: a run that takes this long has hung (an
+# mbarrier wait that never completes, say).
+CHECK_TIMEOUT_S = 20
+
+
+class DriverTimeout(RuntimeError):
+    """The driver ran past its time limit: the kernel probably hangs."""
+
+
+def kernel_kind(v):
+    """Variants of one kind share the kernel's synchronization: once one
+    hangs, the others of its kind are skipped instead of each costing the
+    time limit."""
+    return (bool(v.get("wgmma")), bool(v.get("tma")))
 
 
 def run_driver(art, name, b, lq, lk, work, iters=0,
@@ -89,8 +104,8 @@ def run_driver(art, name, b, lq, lk, work, iters=0,
         r = subprocess.run(cmd, capture_output=True, text=True,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise RuntimeError(f"{' '.join(cmd)} timed out after {timeout} s "
-                           "(a hung kernel?)")
+        raise DriverTimeout(f"{' '.join(cmd)} timed out after {timeout} s "
+                            "(a hung kernel?)")
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
 
@@ -123,7 +138,7 @@ def check_variant(art, work, name, v, b, lq, lk, seed, dev):
         write(os.path.join(work, "bias.bin"), bias.float())
     # The CPU emulation is slow: no time limit there.
     run_driver(art, name, b, lq, lk, work,
-               timeout=DRIVER_TIMEOUT_S if dev == "cuda" else None)
+               timeout=CHECK_TIMEOUT_S if dev == "cuda" else None)
     dt = DTYPES[v["dtype"]]
     raw = open(os.path.join(work, "out.bin"), "rb").read()
     out = torch.frombuffer(bytearray(raw), dtype=dt).reshape(
@@ -192,12 +207,23 @@ def main() -> int:
     if not args.quick and args.device == "cuda":
         shapes.append((1, 1024, 1024))
     failed = 0
+    hung = set()  # kernel kinds with a run that timed out
     for name, v in variants.items():
         for i, (b, lq, lk) in enumerate(shapes):
+            if kernel_kind(v) in hung:
+                r = {"variant": name, "shape": [b, v["heads"], lq, lk],
+                     "ok": False,
+                     "error": "skipped: a kernel of its kind hung before"}
+                results["correctness"].append(r)
+                failed += 1
+                print("FAIL " + json.dumps(r), flush=True)
+                continue
             try:
                 r = check_variant(art, work, name, v, b, lq, lk, 17 + i,
                                   args.device)
             except RuntimeError as e:
+                if isinstance(e, DriverTimeout):
+                    hung.add(kernel_kind(v))
                 r = {"variant": name, "shape": [b, v["heads"], lq, lk],
                      "ok": False, "error": str(e)[-2000:]}
             results["correctness"].append(r)
@@ -251,8 +277,15 @@ def main() -> int:
                          else "default")
                 if tv.get("wgmma"):
                     tiles += " wgmma"
+                if tv.get("tma"):
+                    tiles += " tma"
                 row = {"B": b, "H": h, "L": L, "D": d, "causal": causal,
                        "variant": name, "tiles": tiles}
+                if kernel_kind(tv) in hung:
+                    row["ours_error"] = "skipped: a kernel of its kind hung"
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+                    continue
                 try:
                     run_driver(art, name, b, L, L, work, args.iters)
                     ours = [float(x) for x in open(
@@ -260,6 +293,8 @@ def main() -> int:
                     row["ours_ms"] = statistics.median(ours)
                     row["ours_raw_ms"] = ours
                 except RuntimeError as e:
+                    if isinstance(e, DriverTimeout):
+                        hung.add(kernel_kind(tv))
                     row["ours_error"] = str(e)[-1000:]
                 row.update(sdpa)
                 for key in ("ours", "flash", "cudnn"):

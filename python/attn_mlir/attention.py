@@ -331,7 +331,7 @@ class CompiledKernel:
         return self.binary.decode()
 
 
-def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma,
+def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
                   context):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
@@ -340,7 +340,7 @@ def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma,
     module.verify()
     module.run(f"attn-gpu-pipeline{{chip={chip} format={fmt} "
                f"block-q={int(block_q)} block-kv={int(block_kv)} "
-               f"wgmma={int(bool(wgmma))}}}")
+               f"wgmma={int(bool(wgmma))} tma={int(bool(tma))}}}")
     host = str(module)
     objects = gpu_binary.extract(host)
     if not objects:
@@ -367,6 +367,7 @@ def compile_attention(
     block_q=0,
     block_kv=0,
     wgmma=False,
+    tma=False,
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
     element type ("f32", "f16", "bf16"), scale (default 1/sqrt(Dqk)), causal
@@ -382,7 +383,8 @@ def compile_attention(
     query rows per block) and block_kv (keys per step) override the
     kernel's default tiles; 0 keeps them (docs/gpu.md). wgmma=True
     selects the Hopper kernel (wgmma tensor-core ops; chip="sm_90a",
-    f16/bf16, head dims multiples of 64).
+    f16/bf16, head dims multiples of 64); tma=True with it loads Q, K and
+    V tiles by TMA (tensor maps encoded by the runtime at launch).
     Invalid shapes or flags raise MLIRError with the op verifier's message.
     """
     if target not in ("cpu", "cuda"):
@@ -401,7 +403,7 @@ def compile_attention(
     )
     if target == "cuda":
         return _compile_cuda(text, signature, chip, binary_format, block_q,
-                             block_kv, wgmma, context or Context())
+                             block_kv, wgmma, tma, context or Context())
     context = context or Context()
     module = context.parse(text)
     module.verify()

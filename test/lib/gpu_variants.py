@@ -41,6 +41,8 @@ class Variant:
     block_kv: int = 0
     # The Hopper kernel (--attn-gpu-pipeline="wgmma=1", chip sm_90a only).
     wgmma: bool = False
+    # With wgmma: Q, K and V tiles by TMA and mbarriers ("tma=1").
+    tma: bool = False
 
     @property
     def tiles(self) -> str:
@@ -52,6 +54,8 @@ class Variant:
             opts.append(f"block-kv={self.block_kv}")
         if self.wgmma:
             opts.append("wgmma=1")
+        if self.tma:
+            opts.append("tma=1")
         return " ".join(opts)
 
     def chip(self, default: str) -> str:
@@ -74,6 +78,8 @@ class Variant:
             parts.append("bias")
         if self.wgmma:
             parts.append("wgmma")
+        if self.tma:
+            parts.append("tma")
         if self.block_q or self.block_kv:
             parts.append(f"q{self.block_q or 'def'}kv{self.block_kv or 'def'}")
         return "_".join(parts)
@@ -122,6 +128,16 @@ def _variants() -> list[Variant]:
     out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
                        wgmma=True))
     out.append(Variant("bf16", 256, 256, wgmma=True))
+    # The same with TMA loads: at the benchmark's shapes, and for
+    # correctness with mask and bias and with GQA and batch coordinates.
+    for d in (64, 128):
+        for causal in ("", "top_left"):
+            out.append(Variant("bf16", d, d, causal=causal, wgmma=True,
+                               tma=True))
+    out.append(Variant("f16", 128, 128, mask=True, bias=True, wgmma=True,
+                       tma=True))
+    out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
+                       wgmma=True, tma=True))
     return out
 
 

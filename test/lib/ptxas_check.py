@@ -5,7 +5,8 @@ For each variant of gpu_variants.py: ``attn-opt --attn-gpu-pipeline=
 "chip=CHIP format=isa"`` (sm_90a for the wgmma variants, which are skipped
 for chips before sm_90), extraction of the PTX, checks that it uses the
 tensor-core path (mma.sync m16n8k16 of the variant's type, ldmatrix, its
-.trans form, cp.async; or wgmma with its fences and the async-proxy fence),
+.trans form, cp.async; or wgmma with its fences and the async-proxy fence,
+or, with TMA, cp.async.bulk.tensor and its mbarriers instead of cp.async),
 then ``ptxas -v --gpu-name CHIP``. Prints one line per variant (registers,
 shared memory, stack, spills) and exits 1 if any variant spills, has a
 stack frame, misses one of the instructions, or has its wgmma serialized.
@@ -35,7 +36,7 @@ def main() -> int:
 
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"{'variant':32} {'regs':>5} {'smem(dyn)':>9} {'stack':>6} "
+        print(f"{'variant':34} {'regs':>5} {'smem(dyn)':>9} {'stack':>6} "
               f"{'spill st':>8} {'spill ld':>8}")
         for v in gpu_variants.all_variants():
             chip = v.chip(args.chip)
@@ -65,8 +66,16 @@ def main() -> int:
                           f"{v.dtype}.{v.dtype}",
                           "wgmma.fence.sync.aligned",
                           "wgmma.commit_group.sync.aligned",
-                          "wgmma.wait_group.sync.aligned",
-                          "fence.proxy.async.shared::cta")
+                          "wgmma.wait_group.sync.aligned")
+                if v.tma:
+                    wanted += ("cp.async.bulk.tensor.4d.shared::cluster.global"
+                               ".mbarrier::complete_tx::bytes",
+                               "mbarrier.init.shared.b64",
+                               "fence.mbarrier_init.release.cluster",
+                               "mbarrier.arrive.expect_tx.shared.b64",
+                               "mbarrier.try_wait.parity.shared.b64")
+                else:
+                    wanted += ("fence.proxy.async.shared::cta",)
             elif v.dtype == "f32":  # the TF32 path: no ldmatrix for 32 bits
                 wanted = ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
                           "cvt.rna.tf32.f32", "shfl.sync.idx")
@@ -75,9 +84,16 @@ def main() -> int:
                           f"{v.dtype}.f32",
                           "ldmatrix.sync.aligned.m8n8.x4.shared",
                           "ldmatrix.sync.aligned.m8n8.x4.trans")
-            wanted += ("cp.async.cg.shared.global", "cp.async.wait_group",
-                       "shfl.sync.bfly")
+            wanted += ("shfl.sync.bfly",)
+            # TMA replaces every thread's cp.async.
+            copies = ("cp.async.cg.shared.global", "cp.async.wait_group")
+            if v.tma:
+                unwanted = copies
+            else:
+                wanted += copies
+                unwanted = ()
             missing = [s for s in wanted if s not in ptx]
+            missing += [f"no {s}" for s in unwanted if s in ptx]
             ptx_path = os.path.join(tmp, v.name + ".ptx")
             with open(ptx_path, "w") as f:
                 f.write(ptx)
@@ -98,7 +114,7 @@ def main() -> int:
             # the accumulator registers untouched while one is in flight.
             serialized = "wgmma.mma_async instructions are serialized" in log
             bad = stack or st or ld or missing or smem < 0 or serialized
-            print(f"{v.name:32} {regs.group(1):>5} {smem:>9} {stack:>6} "
+            print(f"{v.name:34} {regs.group(1):>5} {smem:>9} {stack:>6} "
                   f"{st:>8} {ld:>8}"
                   + (f"  FAIL missing {missing}" if missing else "")
                   + ("  FAIL spills/stack" if stack or st or ld else "")

@@ -185,6 +185,22 @@ def test_cuda_target_takes_wgmma():
                                     target="cuda", chip="sm_90a", wgmma=True)
 
 
+def test_cuda_target_takes_tma():
+    shape = (1, 2, 100, 64)
+    kernel = attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
+                                         target="cuda", binary_format="isa",
+                                         chip="sm_90a", wgmma=True, tma=True)
+    assert ("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier"
+            "::complete_tx::bytes") in kernel.ptx
+    assert "mbarrier.try_wait.parity.shared.b64" in kernel.ptx
+    assert "cp.async.cg" not in kernel.ptx
+    # The host encodes the three tensor maps before the launch.
+    assert kernel.host_llvm.count("llvm.call @mgpuTensorMapEncodeTiledMemref") == 3
+    with pytest.raises(MLIRError, match="add wgmma=1"):
+        attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
+                                    target="cuda", chip="sm_90a", tma=True)
+
+
 def test_cuda_target_reports_unsupported_head_dims():
     shape = (1, 2, 64, 40)
     with pytest.raises(MLIRError, match="multiples of 16"):

@@ -85,6 +85,19 @@ std::vector<Chain> buildChains() {
          options.emulate = true;
          return attn::createAttnToGPU(options);
        }}},
+      {"attn-to-gpu{wgmma=true tma=true}", {[] {
+         attn::AttnToGPUOptions options;
+         options.wgmma = true;
+         options.tma = true;
+         return attn::createAttnToGPU(options);
+       }}},
+      {"attn-to-gpu{wgmma=true tma=true emulate=true}", {[] {
+         attn::AttnToGPUOptions options;
+         options.wgmma = true;
+         options.tma = true;
+         options.emulate = true;
+         return attn::createAttnToGPU(options);
+       }}},
   };
 }
 
