@@ -118,8 +118,14 @@ func.func @causal_f16_d64(%q: memref<1x8x128x64xf16>, %k: memref<1x8x128x64xf16>
 // CHECK: scf.for
 // CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
 // CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>{{.*}} : (i32, i32, f32)
-// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x8x100x77xf32>
-// CHECK: memref.load %{{.*}}[%{{.*}}, %c0, %c0, %{{.*}}] : memref<2x1x1x77xi1>
+// The bias (base e) goes into the unscaled score in one fma with
+// log2(e) / (scale log2(e)) = 1 / scale, then max() with the hidden value
+// (an additive -inf must not stay -inf); the boolean mask is a predicate.
+// CHECK: %[[BIAS:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x8x100x77xf32>
+// CHECK: %[[MASK:.*]] = memref.load %{{.*}}[%{{.*}}, %c0, %c0, %{{.*}}] : memref<2x1x1x77xi1>
+// CHECK: arith.andi %{{.*}}, %[[MASK]] : i1
+// CHECK: %[[ADDED:.*]] = llvm.intr.fma(%[[BIAS]], %{{.*}}, %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK: arith.maximumf %[[ADDED]], %{{.*}} : f32
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<2x64x136xbf16
 // CHECK: vector.store {{.*}} : memref<2x8x100x128xbf16>, vector<2xbf16>
 func.func @gqa_bf16_d128_mask_bias(%q: memref<2x8x100x128xbf16>, %k: memref<2x4x77x128xbf16>,

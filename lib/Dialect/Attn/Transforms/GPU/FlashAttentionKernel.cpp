@@ -590,7 +590,7 @@ SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
     }
     // max() turns an additive -inf into the finite hidden value.
     if (additive)
-      x = fmax(fadd(x, fmul(additive, additiveScale)), hidden);
+      x = fmax(fma(additive, additiveScale, x), hidden);
     out.push_back(sel(visible, x, hidden));
   }
   return out;
