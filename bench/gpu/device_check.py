@@ -21,7 +21,8 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    cuDNN backends (CUDA events, warm-up, median of ITERS), as TFLOP/s and
    ratios. Every built alternative of a benchmarked variant (names with a
    _q<rows>kv<keys> tile suffix, _wgmma for the Hopper kernel, _wgmma_tma
-   for it with TMA loads) is timed next to the default kernel. Writes
+   for it with TMA loads, _eager for rescaling at every step) is timed next
+   to the default kernel. Writes
    table.md, results.json and raw timings to OUT_DIR.
 """
 
@@ -303,6 +304,8 @@ def main() -> int:
                     tiles += " wgmma"
                 if tv.get("tma"):
                     tiles += " tma"
+                if tv.get("rescale", 8.0) < 0:
+                    tiles += " eager"
                 row = {"B": b, "H": h, "L": L, "D": d, "causal": causal,
                        "variant": name, "tiles": tiles}
                 if kernel_kind(tv) in hung:

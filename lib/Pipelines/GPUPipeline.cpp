@@ -55,6 +55,7 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
   toGPU.blockKV = options.blockKV;
   toGPU.wgmma = options.wgmma;
   toGPU.tma = options.tma;
+  toGPU.rescaleThreshold = options.rescaleThreshold;
   toGPU.chip = options.chip;
   pm.addPass(createAttnToGPU(toGPU));
   // With TMA, NVGPU ops become NVVM before outlining (as in MLIR's own NVVM
@@ -94,6 +95,7 @@ void mlir::attn::buildAttnGPUEmulationPipeline(
   toGPU.blockKV = options.blockKV;
   toGPU.wgmma = options.wgmma;
   toGPU.tma = options.tma;
+  toGPU.rescaleThreshold = options.rescaleThreshold;
   pm.addPass(createAttnToGPU(toGPU));
   // No attn op is left: the CPU pipeline only lowers the emulation to LLVM.
   AttnCPUPipelineOptions cpu;

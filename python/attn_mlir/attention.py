@@ -332,7 +332,7 @@ class CompiledKernel:
 
 
 def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
-                  context):
+                  rescale_threshold, context):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
             f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
@@ -340,7 +340,8 @@ def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
     module.verify()
     module.run(f"attn-gpu-pipeline{{chip={chip} format={fmt} "
                f"block-q={int(block_q)} block-kv={int(block_kv)} "
-               f"wgmma={int(bool(wgmma))} tma={int(bool(tma))}}}")
+               f"wgmma={int(bool(wgmma))} tma={int(bool(tma))} "
+               f"rescale-threshold={float(rescale_threshold)!r}}}")
     host = str(module)
     objects = gpu_binary.extract(host)
     if not objects:
@@ -368,6 +369,7 @@ def compile_attention(
     block_kv=0,
     wgmma=False,
     tma=False,
+    rescale_threshold=8.0,
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
     element type ("f32", "f16", "bf16"), scale (default 1/sqrt(Dqk)), causal
@@ -385,6 +387,9 @@ def compile_attention(
     selects the Hopper kernel (wgmma tensor-core ops; chip="sm_90a",
     f16/bf16, head dims multiples of 64); tma=True with it loads Q, K and
     V tiles by TMA (tensor maps encoded by the runtime at launch).
+    rescale_threshold (base 2, at most 8) is the lazy rescaling rule's:
+    O is rescaled only when a row maximum rises more than that; negative
+    rescales at every step (FlashAttention-2).
     Invalid shapes or flags raise MLIRError with the op verifier's message.
     """
     if target not in ("cpu", "cuda"):
@@ -403,7 +408,8 @@ def compile_attention(
     )
     if target == "cuda":
         return _compile_cuda(text, signature, chip, binary_format, block_q,
-                             block_kv, wgmma, tma, context or Context())
+                             block_kv, wgmma, tma, rescale_threshold,
+                             context or Context())
     context = context or Context()
     module = context.parse(text)
     module.verify()

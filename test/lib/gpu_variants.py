@@ -43,6 +43,8 @@ class Variant:
     wgmma: bool = False
     # With wgmma: Q, K and V tiles by TMA and mbarriers ("tma=1").
     tma: bool = False
+    # Lazy rescaling threshold (base 2); negative: rescale at every step.
+    rescale: float = 8.0
 
     @property
     def tiles(self) -> str:
@@ -56,6 +58,8 @@ class Variant:
             opts.append("wgmma=1")
         if self.tma:
             opts.append("tma=1")
+        if self.rescale != 8.0:
+            opts.append(f"rescale-threshold={self.rescale:g}")
         return " ".join(opts)
 
     def chip(self, default: str) -> str:
@@ -80,6 +84,10 @@ class Variant:
             parts.append("wgmma")
         if self.tma:
             parts.append("tma")
+        if self.rescale < 0:
+            parts.append("eager")
+        elif self.rescale != 8.0:
+            parts.append(f"rescale{self.rescale:g}")
         if self.block_q or self.block_kv:
             parts.append(f"q{self.block_q or 'def'}kv{self.block_kv or 'def'}")
         return "_".join(parts)
@@ -138,6 +146,10 @@ def _variants() -> list[Variant]:
                        tma=True))
     out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
                        wgmma=True, tma=True))
+    # Rescaling at every step (FlashAttention-2) instead of lazily, timed
+    # next to the lazy kernels at D=128.
+    out.append(Variant("bf16", 128, 128, rescale=-1.0))
+    out.append(Variant("bf16", 128, 128, wgmma=True, tma=True, rescale=-1.0))
     return out
 
 

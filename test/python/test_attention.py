@@ -201,6 +201,20 @@ def test_cuda_target_takes_tma():
                                     target="cuda", chip="sm_90a", tma=True)
 
 
+def test_cuda_target_takes_rescale_threshold():
+    shape = (1, 2, 100, 64)
+    lazy = attn_mlir.compile_attention(shape, shape, shape, dtype="f16",
+                                       target="cuda", binary_format="isa")
+    eager = attn_mlir.compile_attention(shape, shape, shape, dtype="f16",
+                                        target="cuda", binary_format="isa",
+                                        rescale_threshold=-1)
+    assert "vote.sync.any.pred" in lazy.ptx
+    assert "vote.sync" not in eager.ptx
+    with pytest.raises(MLIRError, match="rescale-threshold must be at most 8"):
+        attn_mlir.compile_attention(shape, shape, shape, dtype="f16",
+                                    target="cuda", rescale_threshold=9)
+
+
 def test_cuda_target_reports_unsupported_head_dims():
     shape = (1, 2, 64, 40)
     with pytest.raises(MLIRError, match="multiples of 16"):

@@ -47,8 +47,8 @@ struct AttnCPUPipelineOptions
 void buildAttnCPUPipeline(OpPassManager &pm,
                           const AttnCPUPipelineOptions &options);
 
-/// The kernel options of --attn-to-gpu (tiles, wgmma, tma), shared by the GPU
-/// pipelines.
+/// The kernel options of --attn-to-gpu (tiles, wgmma, tma, rescaling),
+/// shared by the GPU pipelines.
 template <typename Derived>
 struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
   using PassOptions = ::mlir::detail::PassOptions;
@@ -70,6 +70,11 @@ struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
       llvm::cl::desc("With wgmma: Q, K and V tiles by TMA and mbarriers "
                      "instead of cp.async"),
       llvm::cl::init(false)};
+  PassOptions::Option<double> rescaleThreshold{
+      *this, "rescale-threshold",
+      llvm::cl::desc("Lazy rescaling threshold (base 2, at most 8; "
+                     "negative: rescale at every step)"),
+      llvm::cl::init(8.0)};
 };
 
 struct AttnGPUPipelineOptions

@@ -174,8 +174,8 @@ void AttnToGPUPass::runOnOperation() {
   bool failed = false;
   for (AttentionOp op : ops) {
     std::string why;
-    FailureOr<FlashKernelConfig> cfg =
-        getFlashKernelConfig(op, {blockQ, blockKV, wgmma, tma, chip}, why);
+    FailureOr<FlashKernelConfig> cfg = getFlashKernelConfig(
+        op, {blockQ, blockKV, wgmma, tma, rescaleThreshold, chip}, why);
     if (::mlir::failed(cfg)) {
       op.emitOpError("cannot be lowered to the GPU kernel: ") << why;
       failed = true;

@@ -264,6 +264,11 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     Option<"tma", "tma", "bool", /*default=*/"false",
            "With wgmma: Q, K and V tiles arrive by TMA, tracked by "
            "mbarriers, from tensor maps encoded on the host">,
+    Option<"rescaleThreshold", "rescale-threshold", "double",
+           /*default=*/"8.0",
+           "Lazy rescaling: a warp rescales O only when a row maximum rises "
+           "more than this (base 2, at most 8); negative: at every K/V "
+           "step (FlashAttention-2)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "The GPU the kernel is for (sm_80, sm_90a, ...; the GPU pipeline "
            "passes its own): the tiles' shared memory is checked against "

@@ -43,6 +43,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -57,8 +59,8 @@ static constexpr double kMinDeferredScale = 1.0e-6;
 /// How far (in base-2 logits) a row's maximum may rise above the running
 /// maximum before the kernel moves it and rescales O (see softmax): scores
 /// exponentiated against a stale maximum are at most 2^8, as precise in
-/// f16, bf16 and f32 as values <= 1.
-static constexpr double kRescaleThreshold = 8.0;
+/// f16, bf16 and f32 as values <= 1. The largest threshold allowed.
+static constexpr double kMaxRescaleThreshold = 8.0;
 /// Registers that the Q, S and O fragments may take before Q is reloaded
 /// from shared memory at every step instead of kept in registers.
 static constexpr int64_t kQInRegisterBudget = 192;
@@ -155,6 +157,13 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     }
     cfg.wgmma = true;
   }
+  if (!(request.rescaleThreshold <= kMaxRescaleThreshold)) {
+    why = "rescale-threshold must be at most 8 (the exponentiated scores "
+          "of a stale maximum reach 2^threshold), got " +
+          llvm::formatv("{0}", request.rescaleThreshold).str();
+    return failure();
+  }
+  cfg.rescaleThreshold = request.rescaleThreshold;
   if (request.tma) {
     if (!request.wgmma) {
       why = "TMA loads (tma=1) are part of the wgmma kernel: add wgmma=1";
@@ -978,20 +987,24 @@ void FlashAttentionEmitter::emit() {
         mNew[h] = fmax(st[h], mx);
       }
       // Lazy rescaling (as FlashAttention-4 does): the running maxima move
-      // only when a row of the warp rises more than kRescaleThreshold above
-      // its own; otherwise this block is exponentiated against the stale
+      // only when a row of the warp rises more than the threshold above its
+      // own; otherwise this block is exponentiated against the stale
       // maxima, alpha is 1, and the warp skips rescaling O and the sums.
+      // (A negative threshold: FlashAttention-2's rescaling at every step.)
+      bool lazy = cfg.rescaleThreshold >= 0;
       Value moved;
-      for (int h = 0; h < 2; ++h) {
-        Value rise =
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                  arith::SubFOp::create(b, loc, mNew[h], st[h]),
-                                  pf(kRescaleThreshold));
-        moved = moved ? arith::OrIOp::create(b, loc, moved, rise) : rise;
+      if (lazy) {
+        for (int h = 0; h < 2; ++h) {
+          Value rise = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OGT,
+              arith::SubFOp::create(b, loc, mNew[h], st[h]),
+              pf(cfg.rescaleThreshold));
+          moved = moved ? arith::OrIOp::create(b, loc, moved, rise) : rise;
+        }
+        moved = t.warpAny(moved);
+        for (int h = 0; h < 2; ++h)
+          mNew[h] = sel(moved, mNew[h], st[h]);
       }
-      moved = t.warpAny(moved);
-      for (int h = 0; h < 2; ++h)
-        mNew[h] = sel(moved, mNew[h], st[h]);
       for (int h = 0; h < 2; ++h)
         alpha[h] = exp2(arith::SubFOp::create(b, loc, st[h], mNew[h]));
       Value negMax[2];
@@ -1021,7 +1034,7 @@ void FlashAttentionEmitter::emit() {
           out.push_back(fmul(v, f));
         return out;
       };
-      if (t.hasScalarControlFlow()) {
+      if (lazy && t.hasScalarControlFlow()) {
         auto ifOp = scf::IfOp::create(b, loc, ValueRange(carried).getTypes(),
                                       moved, /*withElseRegion=*/true);
         OpBuilder::InsertionGuard g(b);
@@ -1031,7 +1044,7 @@ void FlashAttentionEmitter::emit() {
         scf::YieldOp::create(b, loc, carried);
         carried.assign(ifOp.getResults().begin(), ifOp.getResults().end());
       } else {
-        // Where the maxima stayed, alpha is exactly exp2(0) = 1.
+        // (Lazy: where the maxima stayed, alpha is exactly exp2(0) = 1.)
         carried = rescale(carried);
       }
       acc[rt].assign(carried.begin(), carried.end() - 2);

@@ -45,6 +45,10 @@ struct FlashKernelConfig {
   /// maps), completion tracked by mbarriers, instead of cp.async by every
   /// thread.
   bool tma = false;
+  /// Lazy rescaling: a warp moves its running row maxima (and rescales O)
+  /// only when a row's maximum rises more than this (base 2); negative:
+  /// at every step, as FlashAttention-2.
+  double rescaleThreshold = 8.0;
 
   bool isTF32() const { return elemType.isF32(); }
   /// m16 row tiles per warp. Two halve the shared-memory fragment loads per
@@ -91,6 +95,8 @@ struct FlashKernelRequest {
   bool wgmma = false;
   /// TMA loads on the wgmma kernel.
   bool tma = false;
+  /// See FlashKernelConfig::rescaleThreshold (at most 8).
+  double rescaleThreshold = 8.0;
   /// The target chip ("sm_80", "sm_90a", ...), or empty if not known.
   std::string chip;
 };
