@@ -395,10 +395,13 @@ public:
   // transaction bytes, pending arrivals, and phases waited for. TMA copies
   // complete at once, so a wait must find its phase complete with no bytes
   // outstanding: a wrong byte count or parity, a load that is waited for
-  // twice or never, fails an assertion instead of hanging a GPU.
+  // twice or never, aborts the emulation instead of hanging a GPU.
   enum BarrierField { kCompleted, kTxBytes, kPendingArrivals, kWaited };
 
   void initBarriers(int64_t count) override {
+    assert((!barrierState ||
+            cast<MemRefType>(barrierState.getType()).getDimSize(0) == count) &&
+           "one set of barriers per block program");
     if (!barrierState) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfterValue(smemBase);
@@ -426,9 +429,11 @@ public:
   void tmaLoad(Value global, Value, ValueRange coords, Value byteOffset,
                ArrayRef<int64_t> box, Value barrier, Value pred) override {
     int64_t rank = box.size();
-    assert(rank >= 2 && box.back() * 2 == 128 &&
+    Type elem = cast<MemRefType>(global.getType()).getElementType();
+    int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
+    assert(elemBytes == 2 && rank >= 2 && box.back() * elemBytes == 128 &&
            llvm::all_of(box.drop_back(2), [](int64_t d) { return d == 1; }) &&
-           "boxes are rows of 128 bytes");
+           "boxes are rows of 128 bytes of 16-bit elements");
     auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
@@ -442,7 +447,7 @@ public:
                return {};
              });
     setField(barrier, kTxBytes,
-             addConst(field(barrier, kTxBytes), -rows * cols * 2));
+             addConst(field(barrier, kTxBytes), -rows * cols * elemBytes));
     completePhaseIfDone(barrier);
   }
   /// The box of `rows` x `cols` elements at `coords` of `global`, zero
@@ -543,14 +548,14 @@ public:
     LLVM::LLVMFuncOp puts = declare("puts", voidType, {ptr});
     LLVM::LLVMFuncOp fflush = declare("fflush", b.getI32Type(), {ptr});
     LLVM::LLVMFuncOp abort = declare("abort", voidType, {});
-    std::string text = (msg + Twine('\0')).str();
-    std::string name;
-    for (int n = 0;; ++n) {
-      name = "__attn_emu_msg_" + std::to_string(n);
-      if (!SymbolTable::lookupSymbolIn(module, name))
-        break;
-    }
-    {
+    std::string &name = messageGlobals[msg];
+    if (name.empty()) {
+      for (int n = 0;; ++n) {
+        name = "__attn_emu_msg_" + std::to_string(n);
+        if (!SymbolTable::lookupSymbolIn(module, name))
+          break;
+      }
+      std::string text = (msg + Twine('\0')).str();
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(
@@ -927,6 +932,8 @@ private:
   Value barrierState;
 
   llvm::StringMap<func::FuncOp> outlinedFns;
+  // The global holding each abort message.
+  llvm::StringMap<std::string> messageGlobals;
 };
 } // namespace
 
