@@ -63,6 +63,7 @@ namespace {
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
   X(cuEventDestroy)                                                            \
+  X(cuEventElapsedTime)                                                        \
   X(cuMemAlloc)                                                                \
   X(cuMemAllocManaged)                                                         \
   X(cuMemFree)                                                                 \
@@ -342,6 +343,90 @@ ATTN_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
   return function;
 }
 
+namespace {
+// Kernel times, with ATTN_CUDA_KERNEL_TIMES=FILE: each launch is bracketed
+// by two events on its stream, and when the stream is synchronized (or
+// destroyed) the elapsed time of each of its launches is appended to FILE,
+// one line in milliseconds per launch, in launch order. This is the GPU
+// time of the kernel alone, as CUDA events measure other libraries'
+// kernels; a program's own timer also counts the launch, the stream and
+// the host.
+struct KernelTimer {
+  std::mutex mutex;
+  FILE *file = nullptr; // null: not timing
+  std::unordered_map<CUstream, std::vector<std::pair<CUevent, CUevent>>>
+      pending;
+};
+KernelTimer &kernelTimer() {
+  static KernelTimer *timer = [] {
+    auto *t = new KernelTimer; // never destroyed
+    const char *path = std::getenv("ATTN_CUDA_KERNEL_TIMES");
+    if (path && *path) {
+      t->file = std::fopen(path, "a");
+      if (!t->file)
+        std::fprintf(stderr,
+                     "attn_cuda_runtime: cannot open ATTN_CUDA_KERNEL_TIMES "
+                     "file %s; kernels are not timed\n",
+                     path);
+    }
+    return t;
+  }();
+  return *timer;
+}
+
+// Records the event that starts a timed launch on STREAM, or returns null
+// when kernels are not timed (or the event cannot be made).
+CUevent startKernelTimer(CUstream stream) {
+  if (!kernelTimer().file)
+    return nullptr;
+  CUevent start = nullptr;
+  if (!CU(cuEventCreate, &start, CU_EVENT_DEFAULT))
+    return nullptr;
+  if (!CU(cuEventRecord, start, stream)) {
+    CU(cuEventDestroy, start);
+    return nullptr;
+  }
+  return start;
+}
+
+// Records the end of the launch that START began on STREAM.
+void stopKernelTimer(CUevent start, CUstream stream) {
+  if (!start)
+    return;
+  CUevent stop = nullptr;
+  if (!CU(cuEventCreate, &stop, CU_EVENT_DEFAULT) ||
+      !CU(cuEventRecord, stop, stream)) {
+    CU(cuEventDestroy, start);
+    if (stop)
+      CU(cuEventDestroy, stop);
+    return;
+  }
+  KernelTimer &timer = kernelTimer();
+  std::lock_guard<std::mutex> lock(timer.mutex);
+  timer.pending[stream].emplace_back(start, stop);
+}
+
+// Writes the times of STREAM's launches, which have completed.
+void flushKernelTimes(CUstream stream) {
+  KernelTimer &timer = kernelTimer();
+  if (!timer.file)
+    return;
+  std::lock_guard<std::mutex> lock(timer.mutex);
+  auto it = timer.pending.find(stream);
+  if (it == timer.pending.end())
+    return;
+  for (auto [start, stop] : it->second) {
+    float ms = 0;
+    if (CU(cuEventElapsedTime, &ms, start, stop))
+      std::fprintf(timer.file, "%.6f\n", double(ms));
+    CU(cuEventDestroy, start);
+    CU(cuEventDestroy, stop);
+  }
+  std::fflush(timer.file);
+  timer.pending.erase(it);
+}
+} // namespace
+
 ATTN_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                   intptr_t gridY, intptr_t gridZ,
                                   intptr_t blockX, intptr_t blockY,
@@ -351,9 +436,11 @@ ATTN_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   if (!function || !ensureContext(__func__) ||
       !ensureSharedMemory(function, smem, __func__))
     return;
+  CUevent timer = startKernelTimer(stream);
   CU(cuLaunchKernel, function, unsigned(gridX), unsigned(gridY),
      unsigned(gridZ), unsigned(blockX), unsigned(blockY), unsigned(blockZ),
      unsigned(smem), stream, params, extra);
+  stopKernelTimer(timer, stream);
 }
 
 ATTN_EXPORT void mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
@@ -388,7 +475,9 @@ ATTN_EXPORT void mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
   config.hStream = stream;
   config.attrs = &attribute;
   config.numAttrs = 1;
+  CUevent timer = startKernelTimer(stream);
   CU(cuLaunchKernelEx, &config, function, params, extra);
+  stopKernelTimer(timer, stream);
 }
 
 //===----------------------------------------------------------------------===//
@@ -403,13 +492,17 @@ ATTN_EXPORT CUstream mgpuStreamCreate() {
 }
 
 ATTN_EXPORT void mgpuStreamSynchronize(CUstream stream) {
-  if (ensureContext(__func__))
-    CU(cuStreamSynchronize, stream);
+  if (ensureContext(__func__) && CU(cuStreamSynchronize, stream))
+    flushKernelTimes(stream);
 }
 
 ATTN_EXPORT void mgpuStreamDestroy(CUstream stream) {
-  if (ensureContext(__func__))
-    CU(cuStreamDestroy, stream);
+  if (!ensureContext(__func__))
+    return;
+  // Timed launches not yet synchronized: their times are kept.
+  if (kernelTimer().file && CU(cuStreamSynchronize, stream))
+    flushKernelTimes(stream);
+  CU(cuStreamDestroy, stream);
 }
 
 ATTN_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
