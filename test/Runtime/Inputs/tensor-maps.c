@@ -2,13 +2,9 @@
 // (mgpuTensorMapEncodeTiledMemref on a ranked memref descriptor), against
 // the fake driver: the encoding's arguments, and one device copy per
 // distinct map.
-#include <stdint.h>
 #include <stdio.h>
 
-void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
-                                     int64_t dataType, int64_t interleave,
-                                     int64_t swizzle, int64_t l2Promotion,
-                                     int64_t oobFill, int64_t *boxDims);
+#include "mgpu.h"
 
 typedef struct {
   void *allocated, *aligned;

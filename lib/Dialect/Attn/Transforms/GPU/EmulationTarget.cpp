@@ -118,6 +118,14 @@ public:
   /// escaped its clamp would read out of bounds on a GPU; here it poisons
   /// the result instead of reading the emulation's neighbouring memory.
   Value loadOrNaN(Value src, ValueRange idx, Type elem) {
+    auto floatType = cast<FloatType>(elem);
+    return loadIfInside(
+        src, idx,
+        b.getFloatAttr(elem, APFloat::getNaN(floatType.getFloatSemantics())));
+  }
+  /// src[idx], or the constant `outside` where idx is outside src (each
+  /// index unsigned below its dim).
+  Value loadIfInside(Value src, ValueRange idx, TypedAttr outside) {
     Value inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
     for (auto [d, i] : llvm::enumerate(idx)) {
       Value size = memref::DimOp::create(b, loc, src, d);
@@ -125,18 +133,15 @@ public:
           b, loc, inside,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, size));
     }
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{elem}, inside,
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{outside.getType()}, inside,
                                   /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     scf::YieldOp::create(b, loc,
                          ValueRange{memref::LoadOp::create(b, loc, src, idx)});
     b.setInsertionPointToStart(ifOp.elseBlock());
-    auto floatType = cast<FloatType>(elem);
-    Value nan = arith::ConstantOp::create(
-        b, loc,
-        b.getFloatAttr(elem, APFloat::getNaN(floatType.getFloatSemantics())));
-    scf::YieldOp::create(b, loc, nan);
+    scf::YieldOp::create(
+        b, loc, ValueRange{arith::ConstantOp::create(b, loc, outside)});
     return ifOp.getResult(0);
   }
 
@@ -469,30 +474,11 @@ public:
     SmallVector<Value> idx(coords.begin(), coords.end());
     idx[idx.size() - 2] = add(idx[idx.size() - 2], r);
     idx.back() = add(idx.back(), c);
-    Value inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    for (auto [d, i] : llvm::enumerate(idx)) {
-      Value size = memref::DimOp::create(b, loc, global, d);
-      inside = arith::AndIOp::create(
-          b, loc, inside,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, size));
-    }
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{elem}, inside,
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(
-          b, loc, ValueRange{memref::LoadOp::create(b, loc, global, idx)});
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(b, loc,
-                           ValueRange{arith::ConstantOp::create(
-                               b, loc, elem, b.getZeroAttr(elem))});
-    }
+    Value v = loadIfInside(global, idx, cast<TypedAttr>(b.getZeroAttr(elem)));
     Value addr = add(byteOffset, add(mulConst(r, 128), mulConst(c, 2)));
     Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
     Value phys = arith::XOrIOp::create(b, loc, addr, swz);
-    memref::StoreOp::create(b, loc, ifOp.getResult(0), elems,
-                            ValueRange{divConst(phys, 2)});
+    memref::StoreOp::create(b, loc, v, elems, ValueRange{divConst(phys, 2)});
   }
 
   void waitBarrier(Value barrier, Value parity) override {
