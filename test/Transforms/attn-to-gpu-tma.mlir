@@ -22,6 +22,8 @@
 // CHECK: %[[KMAP:.*]] = nvgpu.tma.create.descriptor %[[KC]] box[%c1, %c1, %c64, %c64] : memref<*xbf16> -> <tensor = memref<1x1x64x64xbf16
 // CHECK: %[[VC:.*]] = memref.cast %arg2 : memref<2x4x77x128xbf16> to memref<*xbf16>
 // CHECK: %[[VMAP:.*]] = nvgpu.tma.create.descriptor %[[VC]] box[%c1, %c1, %c64, %c64]
+// CHECK: %[[OC:.*]] = memref.cast %arg3 : memref<2x8x100x128xbf16> to memref<*xbf16>
+// CHECK: nvgpu.tma.create.descriptor %[[OC]] box[%c1, %c1, %c128, %c64]
 // CHECK: gpu.launch
 // CHECK-SAME: dynamic_shared_memory_size %c99328_i32
 // CHECK: %[[MIS:.*]] = arith.remui %{{.*}}, %c1024 : index
@@ -78,6 +80,21 @@
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
+// The epilogue: once every warp is past the loop, O goes (swizzled, as
+// bf16 pairs: 2 row tiles x 16 column tiles x 2 rows) into 64-column
+// panels where Q was; the writes are fenced for the async proxy, and
+// thread 0 stores each panel with TMA, which writes no row past Lq.
+// Shared memory stays until the stores have read it.
+// CHECK: gpu.barrier
+// CHECK: %[[OV:.*]] = memref.view %{{.*}}[%[[SHIFT]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-64: vector.store %{{.*}}, %[[OV]][%{{.*}}, %{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<2x128x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-NOT: vector.store
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: nvgpu.tma.async.store %{{.*}} to %[[OMAP:.*]][%c0, %[[Q0]], %block_id_y, %[[BATCH]]], predicate = %[[T0]] : memref<1x1x128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: nvgpu.tma.async.store %{{.*}} to %[[OMAP]][%c64, %[[Q0]], %block_id_y, %[[BATCH]]], predicate = %[[T0]]
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK-NOT: nvgpu.device_async
 // CHECK: gpu.terminator
 func.func @gqa_d128(%q: memref<2x8x100x128xbf16>, %k: memref<2x4x77x128xbf16>,
@@ -106,6 +123,23 @@ func.func @causal_dynamic(%q: memref<1x4x?x64xf16>, %k: memref<1x4x?x64xf16>,
   return
 }
 
+// Dv = 4 Dqk at 16-key blocks: O's panels (64 KB) would not fit where Q
+// and K were (20 KB), so the threads store O themselves.
+// CHECK-LABEL: func.func @dv_wider
+// CHECK-COUNT-3: nvgpu.tma.create.descriptor
+// CHECK-NOT: nvgpu.tma.create.descriptor
+// CHECK: gpu.launch
+// CHECK-NOT: nvgpu.tma.async.store
+// CHECK: vector.store {{.*}} : memref<1x2x100x256xf16>, vector<2xf16>
+// CHECK-NOT: nvgpu.tma.async.store
+// CHECK: gpu.terminator
+func.func @dv_wider(%q: memref<1x2x100x64xf16>, %k: memref<1x2x77x64xf16>,
+                    %v: memref<1x2x77x256xf16>, %o: memref<1x2x100x256xf16>) {
+  attn.attention ins(%q, %k, %v : memref<1x2x100x64xf16>, memref<1x2x77x64xf16>, memref<1x2x77x256xf16>)
+      outs(%o : memref<1x2x100x256xf16>) scale = 0.125
+  return
+}
+
 // The emulation reads the operands themselves (no tensor maps): one TMA
 // helper per box height writes the swizzled box, and the mbarriers are
 // modelled by a [barrier][completed, bytes, arrivals, waited] state that
@@ -119,6 +153,7 @@ func.func @causal_dynamic(%q: memref<1x4x?x64xf16>, %k: memref<1x4x?x64xf16>,
 // EMU: llvm.call @puts
 // EMU: llvm.call @fflush
 // EMU-NEXT: llvm.call @abort
+// EMU: call @__attn_emu_tmastore128_0(%arg3, %[[SMEM]], {{.*}}) : (memref<2x8x100x128xbf16>, memref<99328xi8>, index, index, index, index, index) -> ()
 // EMU: func.func private @__attn_emu_tma128_0(
 // EMU: func.func private @__attn_emu_tma64_0(
 
@@ -131,7 +166,7 @@ func.func @causal_dynamic(%q: memref<1x4x?x64xf16>, %k: memref<1x4x?x64xf16>,
 // HOST-DAG: %[[SWIZZLE:.*]] = llvm.mlir.constant(3 : i32) : i64
 // HOST-DAG: %[[L2:.*]] = llvm.mlir.constant(2 : i32) : i64
 // HOST-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i64
-// HOST-COUNT-3: llvm.call @mgpuTensorMapEncodeTiledMemref(%[[RANK]], %{{.*}}, %[[BF16]], %[[ZERO]], %[[SWIZZLE]], %[[L2]], %[[ZERO]], %{{.*}}) : (i64, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr) -> !llvm.ptr
+// HOST-COUNT-4: llvm.call @mgpuTensorMapEncodeTiledMemref(%[[RANK]], %{{.*}}, %[[BF16]], %[[ZERO]], %[[SWIZZLE]], %[[L2]], %[[ZERO]], %{{.*}}) : (i64, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr) -> !llvm.ptr
 // HOST: gpu.launch_func @gqa_d128_kernel::@gqa_d128_kernel
 
 // OBJ: gqa_d128_kernel.sm_90a.ptx
@@ -143,3 +178,6 @@ func.func @causal_dynamic(%q: memref<1x4x?x64xf16>, %k: memref<1x4x?x64xf16>,
 // PTX-DAG: mbarrier.arrive.expect_tx.shared.b64
 // PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes
 // PTX-DAG: mbarrier.try_wait.parity.shared.b64
+// PTX-DAG: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
+// PTX-DAG: cp.async.bulk.commit_group;
+// PTX-DAG: cp.async.bulk.wait_group.read 0;

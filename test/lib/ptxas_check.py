@@ -6,7 +6,8 @@ For each variant of gpu_variants.py: ``attn-opt --attn-gpu-pipeline=
 for chips before sm_90), extraction of the PTX, checks that it uses the
 tensor-core path (mma.sync m16n8k16 of the variant's type, ldmatrix, its
 .trans form, cp.async; or wgmma with its fences and the async-proxy fence,
-or, with TMA, cp.async.bulk.tensor and its mbarriers instead of cp.async),
+or, with TMA, cp.async.bulk.tensor loads with their mbarriers instead of
+cp.async, and bulk tensor stores of O),
 then ``ptxas -v --gpu-name CHIP``. Prints one line per variant (registers,
 shared memory, stack, spills) and exits 1 if any variant spills, has a
 stack frame, misses one of the instructions, or has its wgmma serialized.
@@ -73,7 +74,9 @@ def main() -> int:
                                "mbarrier.init.shared.b64",
                                "fence.mbarrier_init.release.cluster",
                                "mbarrier.arrive.expect_tx.shared.b64",
-                               "mbarrier.try_wait.parity.shared.b64")
+                               "mbarrier.try_wait.parity.shared.b64",
+                               "cp.async.bulk.tensor.4d.global.shared::cta",
+                               "cp.async.bulk.wait_group.read")
                 else:
                     wanted += ("fence.proxy.async.shared::cta",)
             elif v.dtype == "f32":  # the TF32 path: no ldmatrix for 32 bits

@@ -194,8 +194,9 @@ def test_cuda_target_takes_tma():
             "::complete_tx::bytes") in kernel.ptx
     assert "mbarrier.try_wait.parity.shared.b64" in kernel.ptx
     assert "cp.async.cg" not in kernel.ptx
-    # The host encodes the three tensor maps before the launch.
-    assert kernel.host_llvm.count("llvm.call @mgpuTensorMapEncodeTiledMemref") == 3
+    assert "cp.async.bulk.tensor.4d.global.shared::cta" in kernel.ptx
+    # The host encodes the tensor maps of Q, K, V and O before the launch.
+    assert kernel.host_llvm.count("llvm.call @mgpuTensorMapEncodeTiledMemref") == 4
     with pytest.raises(MLIRError, match="add wgmma=1"):
         attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
                                     target="cuda", chip="sm_90a", tma=True)

@@ -145,6 +145,8 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg) {
     operands.queryMap = encode(operands.query, cfg.blockQ);
     operands.keyMap = encode(operands.key, cfg.blockKV);
     operands.valueMap = encode(operands.value, cfg.blockKV);
+    if (cfg.tmaStore)
+      operands.outMap = encode(operands.out, cfg.blockQ);
   }
   Value threads = arith::ConstantIndexOp::create(b, loc, kThreadsPerBlock);
   Value smemBytes = arith::ConstantIntOp::create(b, loc, cfg.sharedBytes(), 32);

@@ -235,7 +235,8 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     map per operand (`nvgpu.tma.create.descriptor`, 64-column boxes with the
     128-byte swizzle, zero fill outside the tensor), one thread issues a
     `cp.async.bulk.tensor` per panel, and each K/V buffer has an mbarrier
-    that the block waits on by phase parity. Tensors may have at most 5
+    that the block waits on by phase parity. O goes out the same way, from
+    swizzled panels in shared memory. Tensors may have at most 5
     dimensions.
 
     With `emulate=true` the same per-block program is emitted as CPU code:

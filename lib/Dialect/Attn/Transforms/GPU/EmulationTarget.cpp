@@ -123,18 +123,21 @@ public:
         src, idx,
         b.getFloatAttr(elem, APFloat::getNaN(floatType.getFloatSemantics())));
   }
-  /// src[idx], or the constant `outside` where idx is outside src (each
-  /// index unsigned below its dim).
-  Value loadIfInside(Value src, ValueRange idx, TypedAttr outside) {
+  /// Whether idx is inside memref `m` (each index unsigned below its dim).
+  Value isInside(Value m, ValueRange idx) {
     Value inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
     for (auto [d, i] : llvm::enumerate(idx)) {
-      Value size = memref::DimOp::create(b, loc, src, d);
+      Value size = memref::DimOp::create(b, loc, m, d);
       inside = arith::AndIOp::create(
           b, loc, inside,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, size));
     }
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{outside.getType()}, inside,
-                                  /*withElseRegion=*/true);
+    return inside;
+  }
+  /// src[idx], or the constant `outside` where idx is outside src.
+  Value loadIfInside(Value src, ValueRange idx, TypedAttr outside) {
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{outside.getType()},
+                                  isInside(src, idx), /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     scf::YieldOp::create(b, loc,
@@ -480,6 +483,54 @@ public:
     Value phys = arith::XOrIOp::create(b, loc, addr, swz);
     memref::StoreOp::create(b, loc, v, elems, ValueRange{divConst(phys, 2)});
   }
+
+  void tmaStore(Value global, Value, ValueRange coords, Value byteOffset,
+                ArrayRef<int64_t> box, Value pred) override {
+    int64_t rank = box.size();
+    assert(rank >= 2 && box.back() == 64 &&
+           llvm::all_of(box.drop_back(2), [](int64_t d) { return d == 1; }) &&
+           "boxes are rows of 64 16-bit elements");
+    auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> args = {global, smemBase, byteOffset};
+    args.append(coords.begin(), coords.end());
+    int64_t rows = box[rank - 2], cols = box[rank - 1];
+    outlined("tmastore" + std::to_string(rows), args, {},
+             [&](ValueRange a) -> SmallVector<Value> {
+               tmaStoreImpl(a[0], halfView(a[1]), a[2], a.drop_front(3), rows,
+                            cols);
+               return {};
+             });
+  }
+  /// The inverse of tmaLoadImpl: the swizzled box at `byteOffset` to
+  /// `coords` of `global`, skipping elements outside it.
+  void tmaStoreImpl(Value global, Value elems, Value byteOffset,
+                    ValueRange coords, int64_t rows, int64_t cols) {
+    auto rowLoop = scf::ForOp::create(b, loc, indexConst(0), indexConst(rows),
+                                      indexConst(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+    Value r = rowLoop.getInductionVar();
+    auto colLoop = scf::ForOp::create(b, loc, indexConst(0), indexConst(cols),
+                                      indexConst(1));
+    b.setInsertionPoint(colLoop.getBody()->getTerminator());
+    Value c = colLoop.getInductionVar();
+    SmallVector<Value> idx(coords.begin(), coords.end());
+    idx[idx.size() - 2] = add(idx[idx.size() - 2], r);
+    idx.back() = add(idx.back(), c);
+    Value addr = add(byteOffset, add(mulConst(r, 128), mulConst(c, 2)));
+    Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
+    Value phys = arith::XOrIOp::create(b, loc, addr, swz);
+    auto ifOp = scf::IfOp::create(b, loc, isInside(global, idx),
+                                  /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value v =
+        memref::LoadOp::create(b, loc, elems, ValueRange{divConst(phys, 2)});
+    memref::StoreOp::create(b, loc, v, global, idx);
+  }
+  // The stores completed when issued.
+  void waitTmaStores() override {}
 
   void waitBarrier(Value barrier, Value parity) override {
     Value completed = field(barrier, kCompleted);

@@ -241,6 +241,10 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   cfg.qInRegisters =
       !cfg.isTF32() && !cfg.wgmma &&
       r * (d / 4 + cfg.blockKV / 2 + dv / 2) <= kQInRegisterBudget;
+  // TMA stores of O (which has V's element type): its panels go where Q
+  // and K were, which only a Dv much larger than Dqk could overflow.
+  cfg.tmaStore = cfg.tma && cfg.blockQ * dv * cfg.elemBytes() <=
+                                cfg.sharedQBytes() + cfg.sharedKBytes();
   if (cfg.sharedBytes() > maxShared) {
     why = "the tiles need " + std::to_string(cfg.sharedBytes()) +
           " bytes of shared memory, more than a block's " +
@@ -1103,8 +1107,18 @@ void FlashAttentionEmitter::emit() {
     t.waitGroups(0);
 
   // Epilogue: full row sums, one division per row, hidden rows write 0.
+  // With TMA stores, O goes to shared memory in Q's (and K's) place, in the
+  // 128-byte-swizzled panels, and thread 0 stores each panel with one
+  // cp.async.bulk.tensor, which writes no row past Lq.
   ValueRange res = loop.getResults();
   Type outElem = cast<MemRefType>(ops.out.getType()).getElementType();
+  Value sO;
+  if (cfg.tmaStore) {
+    // Every warp's wgmma have read Q and K (their groups are complete),
+    // and no load is in flight: the space is free once all warps are here.
+    t.barrier();
+    sO = t.sharedView(0, sharedType({dv / 64, bm, 64}));
+  }
   for (int64_t rt = 0; rt < numRT; ++rt) {
     ValueRange st = res.slice(4 * rt, 4);
     ValueRange o = res.slice(4 * numRT + rt * oTiles * 4, oTiles * 4);
@@ -1131,6 +1145,16 @@ void FlashAttentionEmitter::emit() {
             pair[e] = arith::TruncFOp::create(b, loc, t.perThreadType(outElem),
                                               pair[e]);
         }
+        if (cfg.tmaStore) {
+          Value blockRow = add(add(tileRow(rt), group), pc(8 * h));
+          Value all = t.lift(arith::ConstantIntOp::create(b, loc, 1, 1));
+          // The pair stays within one 16-byte chunk: col is even.
+          t.storePair(pair[0], pair[1], sO,
+                      {div(col, pc(64)), blockRow,
+                       swizzledColumn(blockRow, rem(col, pc(64)))},
+                      all);
+          continue;
+        }
         SmallVector<Value> idx;
         for (Value p : qPrefix)
           idx.push_back(t.lift(p));
@@ -1140,6 +1164,21 @@ void FlashAttentionEmitter::emit() {
                     cmp(arith::CmpIPredicate::slt, row, t.lift(lq)));
       }
     }
+  }
+  if (cfg.tmaStore) {
+    // The threads' writes are visible to the TMA unit (the async proxy).
+    t.fenceAsyncProxy();
+    t.barrier();
+    Value issue = arith::ConstantIntOp::create(b, loc, 1, 1);
+    SmallVector<int64_t> box = tmaPanelBox(qPrefix.size() + 2, bm);
+    for (int64_t p = 0; p < dv / 64; ++p) {
+      SmallVector<Value> coords(qPrefix);
+      coords.append({q0, ci(64 * p)});
+      t.tmaStore(ops.out, ops.outMap, coords, ci(p * bm * kPanelRowBytes), box,
+                 issue);
+    }
+    // Shared memory lives until the stores have read it.
+    t.waitTmaStores();
   }
 }
 

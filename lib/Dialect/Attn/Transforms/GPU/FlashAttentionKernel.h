@@ -45,6 +45,9 @@ struct FlashKernelConfig {
   /// maps), completion tracked by mbarriers, instead of cp.async by every
   /// thread.
   bool tma = false;
+  /// With tma: O is written by TMA stores from shared memory (where its
+  /// panels fit in Q's and K's space).
+  bool tmaStore = false;
   /// Lazy rescaling: a warp moves its running row maxima (and rescales O)
   /// only when a row's maximum rises more than this (base 2); negative:
   /// at every step, as FlashAttention-2.
@@ -120,6 +123,8 @@ struct FlashKernelOperands {
   /// of query, key and value, encoded on the host. Null in the emulation,
   /// which reads the memrefs themselves.
   Value queryMap, keyMap, valueMap;
+  /// With tmaStore: the output's tensor map.
+  Value outMap;
 };
 
 /// The box of one TMA load into a wgmma operand panel: `rows` rows of 64

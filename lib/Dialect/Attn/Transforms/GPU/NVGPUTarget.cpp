@@ -378,6 +378,25 @@ public:
                                   /*multicastMask=*/Value(), issuer(pred));
   }
 
+  void tmaStore(Value global, Value map, ValueRange coords, Value byteOffset,
+                ArrayRef<int64_t> box, Value pred) override {
+    assert(map && "TMA stores on the GPU need a tensor map");
+    Value offset =
+        shift ? arith::AddIOp::create(b, loc, shift, byteOffset) : byteOffset;
+    Value src = memref::ViewOp::create(
+        b, loc, getTmaBoxType(b.getContext(), box, elemType), smemBase, offset,
+        ValueRange{});
+    SmallVector<Value> crd(llvm::reverse(coords));
+    nvgpu::TmaAsyncStoreOp::create(b, loc, src, map, crd, issuer(pred));
+  }
+
+  void waitTmaStores() override {
+    // Bulk groups are per thread; in the others the group is empty.
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
+                                         b.getUnitAttr());
+  }
+
   void waitBarrier(Value barrier, Value parity) override {
     // The suspend-time hint of upstream's examples; try_wait loops until
     // the phase completes either way.

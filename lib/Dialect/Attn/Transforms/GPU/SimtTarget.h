@@ -159,6 +159,15 @@ public:
   virtual void tmaLoad(Value global, Value map, ValueRange coords,
                        Value byteOffset, ArrayRef<int64_t> box, Value barrier,
                        Value pred) = 0;
+  /// Where `pred` holds: cp.async.bulk.tensor of the box `box` from shared
+  /// memory at `byteOffset` (laid out as tmaLoad writes it) to `coords` of
+  /// `global`; box elements outside `global` are not written.
+  virtual void tmaStore(Value global, Value map, ValueRange coords,
+                        Value byteOffset, ArrayRef<int64_t> box,
+                        Value pred) = 0;
+  /// Commits the TMA stores issued so far and waits until they have read
+  /// their shared memory.
+  virtual void waitTmaStores() = 0;
   /// Waits until the phase of `barrier` with parity `parity` (i1) has
   /// completed; its copies are then visible to this thread.
   virtual void waitBarrier(Value barrier, Value parity) = 0;
