@@ -436,58 +436,40 @@ public:
 
   void tmaLoad(Value global, Value, ValueRange coords, Value byteOffset,
                ArrayRef<int64_t> box, Value barrier, Value pred) override {
-    int64_t rank = box.size();
-    Type elem = cast<MemRefType>(global.getType()).getElementType();
-    int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
-    assert(elemBytes == 2 && rank >= 2 && box.back() * elemBytes == 128 &&
-           llvm::all_of(box.drop_back(2), [](int64_t d) { return d == 1; }) &&
-           "boxes are rows of 128 bytes of 16-bit elements");
-    auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    SmallVector<Value> args = {global, smemBase, byteOffset};
-    args.append(coords.begin(), coords.end());
-    int64_t rows = box[rank - 2], cols = box[rank - 1];
-    outlined("tma" + std::to_string(rows), args, {},
-             [&](ValueRange a) -> SmallVector<Value> {
-               tmaLoadImpl(a[0], halfView(a[1]), a[2], a.drop_front(3), rows,
-                           cols);
-               return {};
-             });
-    setField(barrier, kTxBytes,
-             addConst(field(barrier, kTxBytes), -rows * cols * elemBytes));
-    completePhaseIfDone(barrier);
-  }
-  /// The box of `rows` x `cols` elements at `coords` of `global`, zero
-  /// outside it, written row by row from `byteOffset` with the 128-byte
-  /// swizzle (16-byte chunk c of the row at address a goes to c ^ (a / 128
-  /// % 8), as loadSwizzled reads it back).
-  void tmaLoadImpl(Value global, Value elems, Value byteOffset,
-                   ValueRange coords, int64_t rows, int64_t cols) {
-    Type elem = cast<MemRefType>(global.getType()).getElementType();
-    auto rowLoop = scf::ForOp::create(b, loc, indexConst(0), indexConst(rows),
-                                      indexConst(1));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(rowLoop.getBody()->getTerminator());
-    Value r = rowLoop.getInductionVar();
-    auto colLoop = scf::ForOp::create(b, loc, indexConst(0), indexConst(cols),
-                                      indexConst(1));
-    b.setInsertionPoint(colLoop.getBody()->getTerminator());
-    Value c = colLoop.getInductionVar();
-    SmallVector<Value> idx(coords.begin(), coords.end());
-    idx[idx.size() - 2] = add(idx[idx.size() - 2], r);
-    idx.back() = add(idx.back(), c);
-    Value v = loadIfInside(global, idx, cast<TypedAttr>(b.getZeroAttr(elem)));
-    Value addr = add(byteOffset, add(mulConst(r, 128), mulConst(c, 2)));
-    Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
-    Value phys = arith::XOrIOp::create(b, loc, addr, swz);
-    memref::StoreOp::create(b, loc, v, elems, ValueRange{divConst(phys, 2)});
+    boxCopy(/*load=*/true, global, coords, byteOffset, box, pred, [&] {
+      // The copy's bytes count towards the barrier's phase.
+      setField(barrier, kTxBytes,
+               addConst(field(barrier, kTxBytes), -boxBytes(global, box)));
+      completePhaseIfDone(barrier);
+    });
   }
 
   void tmaStore(Value global, Value, ValueRange coords, Value byteOffset,
                 ArrayRef<int64_t> box, Value pred) override {
+    boxCopy(/*load=*/false, global, coords, byteOffset, box, pred, [] {});
+  }
+
+  /// The bytes of a box of `global`'s elements.
+  static int64_t boxBytes(Value global, ArrayRef<int64_t> box) {
+    Type elem = cast<MemRefType>(global.getType()).getElementType();
+    int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+    for (int64_t d : box)
+      bytes *= d;
+    return bytes;
+  }
+
+  /// Where `pred` holds: copies the box `box` at `coords` of `global` to
+  /// shared memory at `byteOffset` (`load`) or back, then runs `after`.
+  /// Shared memory holds the box row by row with the 128-byte swizzle:
+  /// 16-byte chunk c of the row at address a is at c ^ (a / 128 % 8), as
+  /// loadSwizzled reads it. Elements outside `global` load as zero and are
+  /// not stored.
+  void boxCopy(bool load, Value global, ValueRange coords, Value byteOffset,
+               ArrayRef<int64_t> box, Value pred,
+               llvm::function_ref<void()> after) {
     int64_t rank = box.size();
-    assert(rank >= 2 && box.back() == 64 &&
+    assert(cast<MemRefType>(global.getType()).getElementTypeBitWidth() == 16 &&
+           rank >= 2 && box.back() == 64 &&
            llvm::all_of(box.drop_back(2), [](int64_t d) { return d == 1; }) &&
            "boxes are rows of 64 16-bit elements");
     auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
@@ -496,17 +478,16 @@ public:
     SmallVector<Value> args = {global, smemBase, byteOffset};
     args.append(coords.begin(), coords.end());
     int64_t rows = box[rank - 2], cols = box[rank - 1];
-    outlined("tmastore" + std::to_string(rows), args, {},
+    outlined((load ? "tma" : "tmastore") + std::to_string(rows), args, {},
              [&](ValueRange a) -> SmallVector<Value> {
-               tmaStoreImpl(a[0], halfView(a[1]), a[2], a.drop_front(3), rows,
-                            cols);
+               boxCopyImpl(load, a[0], halfView(a[1]), a[2], a.drop_front(3),
+                           rows, cols);
                return {};
              });
+    after();
   }
-  /// The inverse of tmaLoadImpl: the swizzled box at `byteOffset` to
-  /// `coords` of `global`, skipping elements outside it.
-  void tmaStoreImpl(Value global, Value elems, Value byteOffset,
-                    ValueRange coords, int64_t rows, int64_t cols) {
+  void boxCopyImpl(bool load, Value global, Value elems, Value byteOffset,
+                   ValueRange coords, int64_t rows, int64_t cols) {
     auto rowLoop = scf::ForOp::create(b, loc, indexConst(0), indexConst(rows),
                                       indexConst(1));
     OpBuilder::InsertionGuard guard(b);
@@ -521,14 +502,20 @@ public:
     idx.back() = add(idx.back(), c);
     Value addr = add(byteOffset, add(mulConst(r, 128), mulConst(c, 2)));
     Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
-    Value phys = arith::XOrIOp::create(b, loc, addr, swz);
+    Value phys = divConst(arith::XOrIOp::create(b, loc, addr, swz), 2);
+    if (load) {
+      Type elem = cast<MemRefType>(global.getType()).getElementType();
+      Value v = loadIfInside(global, idx, cast<TypedAttr>(b.getZeroAttr(elem)));
+      memref::StoreOp::create(b, loc, v, elems, ValueRange{phys});
+      return;
+    }
     auto ifOp = scf::IfOp::create(b, loc, isInside(global, idx),
                                   /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value v =
-        memref::LoadOp::create(b, loc, elems, ValueRange{divConst(phys, 2)});
+    Value v = memref::LoadOp::create(b, loc, elems, ValueRange{phys});
     memref::StoreOp::create(b, loc, v, global, idx);
   }
+
   // The stores completed when issued.
   void waitTmaStores() override {}
 

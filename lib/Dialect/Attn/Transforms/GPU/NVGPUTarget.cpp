@@ -367,27 +367,29 @@ public:
   void tmaLoad(Value global, Value map, ValueRange coords, Value byteOffset,
                ArrayRef<int64_t> box, Value barrier, Value pred) override {
     assert(map && "TMA loads on the GPU need a tensor map");
-    Value offset =
-        shift ? arith::AddIOp::create(b, loc, shift, byteOffset) : byteOffset;
-    Value dst = memref::ViewOp::create(
-        b, loc, getTmaBoxType(b.getContext(), box, elemType), smemBase, offset,
-        ValueRange{});
-    // The instruction takes coordinates innermost first.
-    SmallVector<Value> crd(llvm::reverse(coords));
-    nvgpu::TmaAsyncLoadOp::create(b, loc, dst, barriers, map, crd, barrier,
+    nvgpu::TmaAsyncLoadOp::create(b, loc, boxView(byteOffset, box), barriers,
+                                  map, innermostFirst(coords), barrier,
                                   /*multicastMask=*/Value(), issuer(pred));
   }
 
   void tmaStore(Value global, Value map, ValueRange coords, Value byteOffset,
                 ArrayRef<int64_t> box, Value pred) override {
     assert(map && "TMA stores on the GPU need a tensor map");
+    nvgpu::TmaAsyncStoreOp::create(b, loc, boxView(byteOffset, box), map,
+                                   innermostFirst(coords), issuer(pred));
+  }
+
+  /// The shared-memory tile of a TMA box at `byteOffset`.
+  Value boxView(Value byteOffset, ArrayRef<int64_t> box) {
     Value offset =
         shift ? arith::AddIOp::create(b, loc, shift, byteOffset) : byteOffset;
-    Value src = memref::ViewOp::create(
-        b, loc, getTmaBoxType(b.getContext(), box, elemType), smemBase, offset,
-        ValueRange{});
-    SmallVector<Value> crd(llvm::reverse(coords));
-    nvgpu::TmaAsyncStoreOp::create(b, loc, src, map, crd, issuer(pred));
+    return memref::ViewOp::create(b, loc,
+                                  getTmaBoxType(b.getContext(), box, elemType),
+                                  smemBase, offset, ValueRange{});
+  }
+  /// TMA instructions take coordinates innermost first.
+  static SmallVector<Value> innermostFirst(ValueRange coords) {
+    return SmallVector<Value>(llvm::reverse(coords));
   }
 
   void waitTmaStores() override {
