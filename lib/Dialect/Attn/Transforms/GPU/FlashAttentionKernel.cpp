@@ -331,23 +331,41 @@ private:
   void loadTile(Value global, ArrayRef<Value> prefix, Value rowBase,
                 Value limit, Value lastRow, Value dst,
                 ArrayRef<Value> dstPrefix, int64_t rows, int64_t cols);
+  /// Calls `copy(coords, byteOffset)` for each 64-column panel of rows
+  /// [rowBase, rowBase + rows) of global[prefix..., row, :] (`cols`
+  /// columns): the panel's coordinates in the tensor, and its place in
+  /// shared memory, the panels `rows` x 128 bytes apart from `byteOffset`.
+  void forEachTmaPanel(
+      ArrayRef<Value> prefix, Value rowBase, Value byteOffset, int64_t rows,
+      int64_t cols,
+      function_ref<void(ArrayRef<Value> coords, Value panelOffset)> copy) {
+    for (int64_t p = 0; p < cols / 64; ++p) {
+      SmallVector<Value> coords(prefix);
+      coords.append({rowBase, ci(64 * p)});
+      copy(coords, add(byteOffset, ci(p * rows * kPanelRowBytes)));
+    }
+  }
   /// The TMA loads of rows [rowBase, rowBase + rows) of
-  /// global[prefix..., row, :] (`cols` columns) through `map`: one per
-  /// 64-column panel, the panels `rows` x 128 bytes apart from byte
-  /// `byteOffset` of shared memory, completing on mbarrier `barrier`; issued
-  /// where `pred` holds. Rows past the tensor arrive as zeros.
+  /// global[prefix..., row, :] (`cols` columns) through `map`, from byte
+  /// `byteOffset` of shared memory on (see forEachTmaPanel), completing on
+  /// mbarrier `barrier`; issued where `pred` holds. Rows past the tensor
+  /// arrive as zeros.
   void loadTileTma(Value global, Value map, ArrayRef<Value> prefix,
                    Value rowBase, Value byteOffset, int64_t rows, int64_t cols,
                    Value barrier, Value pred) {
     SmallVector<int64_t> box = tmaPanelBox(prefix.size() + 2, rows);
-    for (int64_t p = 0; p < cols / 64; ++p) {
-      SmallVector<Value> coords(prefix);
-      coords.push_back(rowBase);
-      coords.push_back(ci(64 * p));
-      t.tmaLoad(global, map, coords,
-                add(byteOffset, ci(p * rows * kPanelRowBytes)), box, barrier,
-                pred);
-    }
+    forEachTmaPanel(prefix, rowBase, byteOffset, rows, cols,
+                    [&](ArrayRef<Value> coords, Value panelOffset) {
+                      t.tmaLoad(global, map, coords, panelOffset, box, barrier,
+                                pred);
+                    });
+  }
+  /// Byte offsets in shared memory of K and V buffer `buf` (uniform).
+  Value kBufferOffset(Value buf) {
+    return add(ci(cfg.sharedKOffset()), mul(buf, ci(cfg.sharedKBytes() / 2)));
+  }
+  Value vBufferOffset(Value buf) {
+    return add(ci(cfg.sharedVOffset()), mul(buf, ci(cfg.sharedVBytes() / 2)));
   }
   /// First block row of the warp's row tile `rt` (per thread): consecutive
   /// rows per warp for mma.sync; for wgmma, rows 16 w .. 16 w + 15 of the
@@ -425,8 +443,7 @@ private:
   }
   /// wgmma path: acc += P V, P (rounded) from registers.
   void accumulatePVWgmma(SmallVector<SmallVector<Value>> &acc,
-                         ArrayRef<SmallVector<Value>> p, Value buf,
-                         int64_t vOffset);
+                         ArrayRef<SmallVector<Value>> p, Value buf);
   static SmallVector<Value> flatten(ArrayRef<SmallVector<Value>> tiles) {
     SmallVector<Value> flat;
     for (const SmallVector<Value> &tile : tiles)
@@ -670,7 +687,7 @@ void FlashAttentionEmitter::accumulatePVTF32(SmallVector<Value> &acc,
 
 void FlashAttentionEmitter::accumulatePVWgmma(
     SmallVector<SmallVector<Value>> &acc, ArrayRef<SmallVector<Value>> p,
-    Value buf, int64_t vOffset) {
+    Value buf) {
   int64_t bn = cfg.blockKV, dv = cfg.headDimV;
   // A = P from registers; B = V[key][dv] is MN-major: LBO steps over
   // 64-column panels, SBO over 8-key groups.
@@ -681,9 +698,8 @@ void FlashAttentionEmitter::accumulatePVWgmma(
   SmallVector<Value> flat = flatten(acc);
   t.wgmmaFence(flat, flatA);
   unflatten(flat, acc);
-  Value vDesc =
-      wgmmaDescriptor(add(ci(vOffset), mul(buf, ci(cfg.sharedVBytes() / 2))),
-                      bn * kPanelRowBytes, kPanelGroupBytes);
+  Value vDesc = wgmmaDescriptor(vBufferOffset(buf), bn * kPanelRowBytes,
+                                kPanelGroupBytes);
   for (size_t rt = 0; rt < acc.size(); ++rt) {
     for (int64_t kk = 0; kk < bn / 16; ++kk) {
       Value descV = advanceDescriptor(vDesc, kk * 16 * kPanelRowBytes);
@@ -744,8 +760,7 @@ void FlashAttentionEmitter::emit() {
   quad = rem(lane, pc(4));
 
   // Shared memory: Q, the two K buffers, the two V buffers.
-  int64_t kOffset = cfg.sharedQBytes();
-  int64_t vOffset = kOffset + cfg.sharedKBytes();
+  int64_t kOffset = cfg.sharedKOffset(), vOffset = cfg.sharedVOffset();
   Value sQ, sK, sV;
   if (cfg.wgmma) {
     // Panels of 64 columns: [(buffer,) panel, row, 64].
@@ -781,17 +796,12 @@ void FlashAttentionEmitter::emit() {
   // j / 2 of mbarrier j % 2, whose bytes (both tiles) thread 0 announces
   // when it issues the loads. Block 0's phase also brings Q.
   int64_t kvTmaBytes = bn * (d + dv) * cfg.elemBytes();
-  auto kvByteOffsets = [&](Value buffer) -> std::pair<Value, Value> {
-    return {add(ci(kOffset), mul(buffer, ci(cfg.sharedKBytes() / 2))),
-            add(ci(vOffset), mul(buffer, ci(cfg.sharedVBytes() / 2)))};
-  };
   auto loadKVTma = [&](Value block, Value buffer, Value pred) {
-    auto [kBytes, vBytes] = kvByteOffsets(buffer);
     Value base = mul(block, ci(bn));
-    loadTileTma(ops.key, ops.keyMap, kvPrefix, base, kBytes, bn, d, buffer,
-                pred);
-    loadTileTma(ops.value, ops.valueMap, kvPrefix, base, vBytes, bn, dv, buffer,
-                pred);
+    loadTileTma(ops.key, ops.keyMap, kvPrefix, base, kBufferOffset(buffer), bn,
+                d, buffer, pred);
+    loadTileTma(ops.value, ops.valueMap, kvPrefix, base, vBufferOffset(buffer),
+                bn, dv, buffer, pred);
   };
 
   if (cfg.tma) {
@@ -889,9 +899,8 @@ void FlashAttentionEmitter::emit() {
       // Q's descriptors are built whole: they are loop-invariant, and
       // advancing one base made LLVM hoist all d / 16 of them into
       // registers (8 bytes of spills at D = 256).
-      Value kDesc = wgmmaDescriptor(
-          add(ci(kOffset), mul(buf, ci(cfg.sharedKBytes() / 2))), kUnusedLBO,
-          kPanelGroupBytes);
+      Value kDesc =
+          wgmmaDescriptor(kBufferOffset(buf), kUnusedLBO, kPanelGroupBytes);
       t.wgmmaFence({});
       for (int64_t rt = 0; rt < numRT; ++rt) {
         for (int64_t kk = 0; kk < d / 16; ++kk) {
@@ -1075,7 +1084,7 @@ void FlashAttentionEmitter::emit() {
       for (int64_t rt = 0; rt < numRT; ++rt)
         accumulatePVTF32(acc[rt], s[rt], sV, buf);
     } else if (cfg.wgmma) {
-      accumulatePVWgmma(acc, s, buf, vOffset);
+      accumulatePVWgmma(acc, s, buf);
     } else {
       // O += P V: the S accumulators of key tiles 2kk and 2kk+1 are the A
       // operand of k step kk. Each V fragment feeds every row tile.
@@ -1171,12 +1180,11 @@ void FlashAttentionEmitter::emit() {
     t.barrier();
     Value issue = arith::ConstantIntOp::create(b, loc, 1, 1);
     SmallVector<int64_t> box = tmaPanelBox(qPrefix.size() + 2, bm);
-    for (int64_t p = 0; p < dv / 64; ++p) {
-      SmallVector<Value> coords(qPrefix);
-      coords.append({q0, ci(64 * p)});
-      t.tmaStore(ops.out, ops.outMap, coords, ci(p * bm * kPanelRowBytes), box,
-                 issue);
-    }
+    forEachTmaPanel(qPrefix, q0, ci(0), bm, dv,
+                    [&](ArrayRef<Value> coords, Value panelOffset) {
+                      t.tmaStore(ops.out, ops.outMap, coords, panelOffset, box,
+                                 issue);
+                    });
     // Shared memory lives until the stores have read it.
     t.waitTmaStores();
   }

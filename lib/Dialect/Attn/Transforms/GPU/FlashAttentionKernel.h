@@ -77,6 +77,9 @@ struct FlashKernelConfig {
   int64_t sharedVBytes() const {
     return 2 * blockKV * (headDimV + padV()) * elemBytes();
   }
+  /// Where the two K buffers and the two V buffers start (Q is at 0).
+  int64_t sharedKOffset() const { return sharedQBytes(); }
+  int64_t sharedVOffset() const { return sharedKOffset() + sharedKBytes(); }
   /// The alignment of the start of the tiles (the swizzle's 1024-byte
   /// repeat on the wgmma path); the block gets that much more, so that the
   /// kernel can align its start.
