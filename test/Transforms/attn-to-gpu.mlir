@@ -121,6 +121,8 @@ func.func @causal_f16_d64(%q: memref<1x8x128x64xf16>, %k: memref<1x8x128x64xf16>
 // The bias (base e) goes into the unscaled score in one fma with
 // log2(e) / (scale log2(e)) = 1 / scale, then max() with the hidden value
 // (an additive -inf must not stay -inf); the boolean mask is a predicate.
+// Lk = 77 is odd: the bias is read one element at a time, with no branch.
+// CHECK-NOT: vector.load
 // CHECK: %[[BIAS:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x8x100x77xf32>
 // CHECK: %[[MASK:.*]] = memref.load %{{.*}}[%{{.*}}, %c0, %c0, %{{.*}}] : memref<2x1x1x77xi1>
 // CHECK: arith.andi %{{.*}}, %[[MASK]] : i1
@@ -234,5 +236,79 @@ func.func @negative_scale(%q: memref<1x2x64x64xf16>, %k: memref<1x2x128x64xf16>,
                           %v: memref<1x2x128x64xf16>, %o: memref<1x2x64x64xf16>) {
   attn.attention ins(%q, %k, %v : memref<1x2x64x64xf16>, memref<1x2x128x64xf16>, memref<1x2x128x64xf16>)
                  outs(%o : memref<1x2x64x64xf16>) scale = -0.5
+  return
+}
+
+// -----
+
+// Masks and bias are read two elements at a time where their layout allows
+// it, which the types do not say here: the kernel checks once that each
+// starts aligned to a pair, Lk is even, the last dim has stride 1 and the
+// other dims that are indexed (not of size 1) have even strides, and at
+// each step branches on all of it to one of two whole versions of the
+// masking code: by pairs (columns clamped to the last pair) or by elements.
+// CHECK-LABEL: func.func @paired_loads
+// CHECK: %[[LK:.*]] = memref.dim %arg1, %c2 : memref<1x4x?x64xf16>
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:4, %[[BS:.*]]:4 = memref.extract_strided_metadata %arg4
+// CHECK: %[[BPTR:.*]] = memref.extract_aligned_pointer_as_index %arg4
+// CHECK: %[[BREM:.*]] = arith.remui %[[BPTR]], %c4 : index
+// CHECK: %[[BALIGNED:.*]] = arith.cmpi eq, %[[BREM]], %c0 : index
+// CHECK: %[[LKREM:.*]] = arith.remui %[[LK]], %c2 : index
+// CHECK: %[[LKEVEN:.*]] = arith.cmpi eq, %[[LKREM]], %c0 : index
+// CHECK: %[[B1:.*]] = arith.andi %[[BALIGNED]], %[[LKEVEN]] : i1
+// CHECK: arith.remui %[[BS]]#1, %c2 : index
+// CHECK: %[[B2:.*]] = arith.andi %[[B1]], %{{.*}} : i1
+// CHECK: arith.remui %[[BS]]#2, %c2 : index
+// CHECK: %[[BPAIRED:.*]] = arith.andi %[[B2]], %{{.*}} : i1
+// The mask's offset counts; its size-1 dims and unit last stride do not.
+// CHECK: %{{.*}}, %[[MOFF:.*]], %{{.*}}:4, %{{.*}}:4 = memref.extract_strided_metadata %arg3
+// CHECK: %[[MPTR:.*]] = memref.extract_aligned_pointer_as_index %arg3
+// CHECK: %[[MOFFB:.*]] = arith.muli %[[MOFF]], %c4 : index
+// CHECK: %[[MADDR:.*]] = arith.addi %[[MPTR]], %[[MOFFB]] : index
+// CHECK: %[[MREM:.*]] = arith.remui %[[MADDR]], %c8 : index
+// CHECK: %[[MALIGNED:.*]] = arith.cmpi eq, %[[MREM]], %c0 : index
+// CHECK: %[[MPAIRED:.*]] = arith.andi %[[MALIGNED]], %[[LKEVEN]] : i1
+// CHECK: %[[PAIRED:.*]] = arith.andi %[[BPAIRED]], %[[MPAIRED]] : i1
+// CHECK: scf.for
+// A pair is one load in inline PTX (LLVM would split a vector load back
+// into scalar ones), from the element's address in the global space.
+// CHECK: scf.if %[[PAIRED]] -> ([[F32X32:(f32, ){31}f32]]) {
+// CHECK: %[[LAST:.*]] = arith.subi %[[LK]], %c2 : index
+// CHECK: %[[COL:.*]] = arith.minsi %{{.*}}, %[[LAST]] : index
+// CHECK: %[[HEAD:.*]] = arith.muli %block_id_y, %[[BS]]#1 : index
+// CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %[[BS]]#2 : index
+// CHECK: %[[HR:.*]] = arith.addi %[[HEAD]], %[[ROW]] : index
+// CHECK: %[[LIN:.*]] = arith.addi %[[HR]], %[[COL]] : index
+// CHECK: %[[P0:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
+// CHECK: %[[P1:.*]] = llvm.addrspacecast %[[P0]] : !llvm.ptr to !llvm.ptr<1>
+// CHECK: %[[LIN64:.*]] = arith.index_cast %[[LIN]] : index to i64
+// CHECK: %[[ADDR:.*]] = llvm.getelementptr %[[P1]][%[[LIN64]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+// CHECK: %[[WORD:.*]] = llvm.inline_asm has_side_effects "ld.global.b32 $0, [$1];", "=r,l" %[[ADDR]] : (!llvm.ptr<1>) -> i32
+// CHECK: %[[LO:.*]] = arith.trunci %[[WORD]] : i32 to i16
+// CHECK: arith.bitcast %[[LO]] : i16 to bf16
+// CHECK: %[[HI:.*]] = arith.shrui %[[WORD]], %c16_i32 : i32
+// The mask's rows are broadcast: 8 pairs serve both rows of the thread.
+// CHECK-COUNT-8: llvm.inline_asm has_side_effects "ld.global.v2.f32 {$0, $1}, [$2];", "=f,=f,l" %{{.*}} : (!llvm.ptr<1>) -> !llvm.struct<(f32, f32)>
+// CHECK-NOT: llvm.inline_asm
+// CHECK-NOT: memref.load
+// CHECK: } else {
+// CHECK-NOT: llvm.inline_asm
+// CHECK-COUNT-32: memref.load %arg4
+// CHECK-NOT: memref.load %arg4
+// CHECK: scf.yield
+// The emulation checks every paired load's address (see EmulationTarget).
+// EMU-LABEL: func.func @paired_loads
+// EMU: func.call @__attn_emu_load_pair_{{.*}} -> (vector<128xbf16>, vector<128xbf16>)
+// EMU: func.func private @__attn_emu_load_pair_
+// EMU: memref.extract_aligned_pointer_as_index
+// EMU: llvm.call @abort()
+func.func @paired_loads(%q: memref<1x4x?x64xf16>, %k: memref<1x4x?x64xf16>,
+                        %v: memref<1x4x?x64xf16>,
+                        %m: memref<1x1x1x?xf32, strided<[?, ?, ?, 1], offset: ?>>,
+                        %b: memref<1x4x?x?xbf16>, %o: memref<1x4x?x64xf16>) {
+  attn.attention ins(%q, %k, %v : memref<1x4x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?x64xf16>)
+                 mask(%m : memref<1x1x1x?xf32, strided<[?, ?, ?, 1], offset: ?>>)
+                 bias(%b : memref<1x4x?x?xbf16>)
+                 outs(%o : memref<1x4x?x64xf16>) scale = 0.125
   return
 }

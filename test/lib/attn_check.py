@@ -124,6 +124,19 @@ def parse_bias(text: str) -> OperandSpec:
     return OperandSpec("float", parse_shape(parts[0]), dtype)
 
 
+def parse_padding(text: str) -> tuple[int, int]:
+    """Parses ``BEFORE:AFTER`` (non-negative integers)."""
+    parts = text.split(":")
+    try:
+        before, after = (int(x) for x in parts)
+    except ValueError:
+        raise UsageError(f"bad --operand-padding {text!r}, expected "
+                         "BEFORE:AFTER") from None
+    if before < 0 or after < 0:
+        raise UsageError("--operand-padding values must be non-negative")
+    return before, after
+
+
 def build_arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
@@ -163,6 +176,13 @@ def build_arg_parser() -> argparse.ArgumentParser:
     prob.add_argument("--fully-masked-rows", type=int, default=0, metavar="N",
                       help="hide every key from N query rows (needs a bool "
                            "mask with a full Lq dim)")
+    prob.add_argument("--operand-padding", type=parse_padding,
+                      default=(0, 0), metavar="BEFORE:AFTER",
+                      help="store the mask and bias inside wider rows, BEFORE "
+                           "and AFTER extra elements (NaN, or true for a "
+                           "bool mask) around each row of the last dim, and "
+                           "pass a slice: a strided operand, possibly "
+                           "misaligned")
     prob.add_argument("--magnitude", type=float, default=1.0,
                       help="standard deviation of the q and k values")
     prob.add_argument("--seed", type=int, default=0, help="random seed")
@@ -225,6 +245,9 @@ class Problem:
     causal: Optional[str]
     out_shape: list[int]
     dtype: str
+    # Extra elements around each row of the mask and bias (see
+    # --operand-padding).
+    padding: tuple[int, int] = (0, 0)
 
 
 def check_broadcast(name: str, shape: list[int], score: list[int]) -> None:
@@ -296,7 +319,7 @@ def make_problem(args: argparse.Namespace) -> Problem:
     if not math.isfinite(scale):
         raise UsageError("--scale must be finite")
     return Problem(q, k, v, mask, bias, scale, args.causal,
-                   batch + [hq, lq, dv], dt)
+                   batch + [hq, lq, dv], dt, args.operand_padding)
 
 
 # ---------------------------------------------------------------------------
@@ -318,8 +341,25 @@ def emit_program(pb: Problem) -> str:
     optional = [o for o in (pb.mask, pb.bias) if o is not None]
     operands = [pb.q, pb.k, pb.v] + optional
     for o in operands:
-        lines.append(f"  %{o.name} = arith.constant "
-                     f"{ref.hex_literal(o.values, o.dtype)} : {o.type}")
+        before, after = pb.padding if o in optional else (0, 0)
+        if not (before or after):
+            lines.append(f"  %{o.name} = arith.constant "
+                         f"{ref.hex_literal(o.values, o.dtype)} : {o.type}")
+            continue
+        # Padding that any read would turn into NaN (or a visible key).
+        fill = True if o.dtype == "i1" else np.nan
+        widths = [(0, 0)] * (o.values.ndim - 1) + [(before, after)]
+        wide = np.pad(o.values, widths, constant_values=fill)
+        wide_ty = ref.tensor_type(wide.shape, o.dtype)
+        zeros = ", ".join(["0"] * (o.values.ndim - 1) + [str(before)])
+        sizes = ", ".join(str(n) for n in o.values.shape)
+        ones = ", ".join(["1"] * o.values.ndim)
+        lines += [
+            f"  %{o.name}_wide = arith.constant "
+            f"{ref.hex_literal(wide, o.dtype)} : {wide_ty}",
+            f"  %{o.name} = tensor.extract_slice %{o.name}_wide[{zeros}] "
+            f"[{sizes}] [{ones}] : {wide_ty} to {o.type}",
+        ]
     lines.append(f"  %init = tensor.empty() : {out_ty}")
     op = (f"  %r = attn.attention ins(%q, %k, %v : {pb.q.type}, {pb.k.type}, "
           f"{pb.v.type})")

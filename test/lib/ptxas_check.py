@@ -88,6 +88,12 @@ def main() -> int:
                           "ldmatrix.sync.aligned.m8n8.x4.shared",
                           "ldmatrix.sync.aligned.m8n8.x4.trans")
             wanted += ("shfl.sync.bfly",)
+            # The f32 bias and the bool mask are read in pairs where their
+            # layout allows it.
+            if v.bias:
+                wanted += ("ld.global.v2.f32",)
+            if v.mask:
+                wanted += ("ld.global.b16",)
             # TMA replaces every thread's cp.async.
             copies = ("cp.async.cg.shared.global", "cp.async.wait_group")
             if v.tma:

@@ -640,6 +640,46 @@ public:
           return {insert(v, cur[0], lane)};
         })[0];
   }
+  std::pair<Value, Value> loadPair(Value memref, ValueRange idx) override {
+    SmallVector<Value> args = {memref};
+    args.append(idx.begin(), idx.end());
+    Type elem = cast<MemRefType>(memref.getType()).getElementType();
+    SmallVector<Value> pair = outlined(
+        "load_pair", args, {perThreadType(elem), perThreadType(elem)},
+        [&](ValueRange a) { return loadPairImpl(a[0], a.drop_front()); });
+    return {pair[0], pair[1]};
+  }
+  /// Checks, lane by lane, what the GPU's vector load needs: the pair's
+  /// address aligned to its size, and stride 1 between its elements.
+  SmallVector<Value> loadPairImpl(Value memref, ValueRange idx) {
+    auto type = cast<MemRefType>(memref.getType());
+    Type elem = type.getElementType();
+    // (An i1 is stored in a byte.)
+    int64_t bytes = std::max<int64_t>(elem.getIntOrFloatBitWidth() / 8, 1);
+    return laneLoop(
+        {zeros(elem), zeros(elem)},
+        [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+          SmallVector<Value> at = extractAll(idx, lane);
+          auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+          Value offset = meta.getOffset();
+          for (auto [i, stride] : llvm::enumerate(meta.getStrides()))
+            offset = add(offset, arith::MulIOp::create(b, loc, at[i], stride));
+          Value address = add(
+              memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref),
+              arith::MulIOp::create(b, loc, offset, indexConst(bytes)));
+          Value ok =
+              eq(arith::RemUIOp::create(b, loc, address, indexConst(2 * bytes)),
+                 indexConst(0));
+          ok = arith::AndIOp::create(
+              b, loc, ok, eq(meta.getStrides().back(), indexConst(1)));
+          abortUnless(ok, "attn GPU emulation: a paired load is misaligned "
+                          "or its elements are not adjacent");
+          Value lo = memref::LoadOp::create(b, loc, memref, at);
+          at.back() = addConst(at.back(), 1);
+          Value hi = memref::LoadOp::create(b, loc, memref, at);
+          return {insert(lo, cur[0], lane), insert(hi, cur[1], lane)};
+        });
+  }
   /// Per-thread store of `v` to `memref[idx]` where `pred` holds.
   void store(Value v, Value memref, ValueRange idx, Value pred) {
     SmallVector<Value> args = {v, memref, pred};

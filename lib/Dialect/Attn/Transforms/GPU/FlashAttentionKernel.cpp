@@ -471,7 +471,23 @@ private:
   SmallVector<Value> applyMasks(ArrayRef<Value> s, Value kv0, int64_t rt);
   /// Indices of element (row, col) of the broadcasting [B..., Hq, Lq, Lk]
   /// operand `m` (per thread).
-  SmallVector<Value> scoreOperandIndices(Value m, Value row, Value col);
+  /// The indices of score operand `m` (mask or bias) at (row, col), both
+  /// clamped into the tensor (for a `pair`, col to the last pair's start).
+  SmallVector<Value> scoreOperandIndices(Value m, Value row, Value col,
+                                         bool pair = false);
+  /// Whether the elements (col, col + 1), col even, of score operand `m`
+  /// can be read by one aligned load everywhere: a uniform i1, or null
+  /// where the keys are broadcast.
+  Value pairedLoadCondition(Value m);
+  /// Score operand `m` at the score fragment's elements (see applyMasks),
+  /// read by pairs or not.
+  SmallVector<Value> loadScoreOperand(Value m, bool pairs, ArrayRef<Value> rows,
+                                      Value colBase, int64_t count);
+  /// The scores `s` with bias and additive-mask terms added and hidden
+  /// elements (past lastOffset of their row, or masked out) set hidden.
+  SmallVector<Value> combine(ArrayRef<Value> s, ArrayRef<Value> biasValues,
+                             ArrayRef<Value> maskValues,
+                             ArrayRef<Value> lastOffset, Value additiveScale);
 
   SimtTarget &t;
   OpBuilder &b;
@@ -486,6 +502,8 @@ private:
   // Set up by emit().
   SmallVector<Value> batchIdx; // uniform
   Value head, kvHead, q0, lq, lk, diagOffset;
+  // See pairedLoadCondition; pairedLoads: all of those that are not null.
+  Value maskPaired, biasPaired, pairedLoads;
   Value warp, lane, group, quad; // per thread
 };
 } // namespace
@@ -538,8 +556,10 @@ void FlashAttentionEmitter::loadTile(Value global, ArrayRef<Value> prefix,
   }
 }
 
-SmallVector<Value>
-FlashAttentionEmitter::scoreOperandIndices(Value m, Value row, Value col) {
+SmallVector<Value> FlashAttentionEmitter::scoreOperandIndices(Value m,
+                                                              Value row,
+                                                              Value col,
+                                                              bool pair) {
   auto type = cast<MemRefType>(m.getType());
   int64_t rank = type.getRank();
   SmallVector<Value> idx;
@@ -552,17 +572,74 @@ FlashAttentionEmitter::scoreOperandIndices(Value m, Value row, Value col) {
       full(rank - 2)
           ? minS(row, t.lift(arith::SubIOp::create(b, loc, lq, ci(1))))
           : pc(0));
-  idx.push_back(
-      full(rank - 1)
-          ? minS(col, t.lift(arith::SubIOp::create(b, loc, lk, ci(1))))
-          : pc(0));
+  idx.push_back(full(rank - 1) ? minS(col, t.lift(arith::SubIOp::create(
+                                               b, loc, lk, ci(pair ? 2 : 1))))
+                               : pc(0));
   return idx;
+}
+
+Value FlashAttentionEmitter::pairedLoadCondition(Value m) {
+  auto type = cast<MemRefType>(m.getType());
+  Type elem = type.getElementType();
+  int64_t rank = type.getRank();
+  if (type.getDimSize(rank - 1) == 1)
+    return {};
+  auto eqZero = [&](Value v) {
+    return cmp(arith::CmpIPredicate::eq, v, ci(0));
+  };
+  auto both = [&](Value x, Value y) {
+    return arith::AndIOp::create(b, loc, x, y).getResult();
+  };
+  // (An i1 is stored in a byte.)
+  int64_t bytes = std::max<int64_t>(elem.getIntOrFloatBitWidth() / 8, 1);
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, m);
+  Value address = add(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m),
+                      mul(meta.getOffset(), ci(bytes)));
+  // Columns are even, and Lk (the last dim) too, so no pair crosses the end
+  // of a row; other dims move by an even number of elements.
+  Value ok = eqZero(rem(address, ci(2 * bytes)));
+  ok = both(ok, eqZero(rem(lk, ci(2))));
+  ok = both(ok,
+            cmp(arith::CmpIPredicate::eq, meta.getStrides()[rank - 1], ci(1)));
+  for (int64_t d = 0; d < rank - 1; ++d)
+    if (type.getDimSize(d) != 1)
+      ok = both(ok, eqZero(rem(meta.getStrides()[d], ci(2))));
+  return ok;
+}
+
+SmallVector<Value> FlashAttentionEmitter::loadScoreOperand(Value m, bool pairs,
+                                                           ArrayRef<Value> rows,
+                                                           Value colBase,
+                                                           int64_t count) {
+  // Element i: row rows[(i % 4) / 2], column colBase + 8 (i / 4) + i % 2.
+  auto column = [&](int64_t i) {
+    return add(colBase, pc(8 * (i / 4) + i % 2));
+  };
+  // With the rows broadcast, rows g and g + 8 share each value: only the
+  // first row's elements are loaded.
+  auto type = cast<MemRefType>(m.getType());
+  bool oneRow = type.getDimSize(type.getRank() - 2) == 1;
+  SmallVector<Value> v;
+  for (int64_t i = 0; i < count; i += pairs ? 2 : 1) {
+    Value row = rows[(i % 4) / 2];
+    if (oneRow && i % 4 >= 2) {
+      v.push_back(v[i - 2]);
+      if (pairs)
+        v.push_back(v[i - 1]);
+    } else if (pairs) {
+      auto [lo, hi] =
+          t.loadPair(m, scoreOperandIndices(m, row, column(i), /*pair=*/true));
+      v.append({lo, hi});
+    } else {
+      v.push_back(t.load(m, scoreOperandIndices(m, row, column(i))));
+    }
+  }
+  return v;
 }
 
 SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
                                                      Value kv0, int64_t rt) {
   const double log2e = 1.0 / std::log(2.0);
-  Value hidden = pf(hiddenScore());
   Value rowBase = add(tileRow(rt), add(group, t.lift(q0)));
   Value colBase = add(mul(quad, pc(2)), t.lift(kv0));
   // Element i is at column colBase + o, o = 8 nt + e a constant. It is
@@ -588,11 +665,43 @@ SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
   Value additiveScale;
   if (ops.mask || ops.bias)
     additiveScale = pf(log2e / exponentScale);
+  int64_t count = s.size();
+  // The scores with their terms and masks, the operands read by pairs or
+  // not. Both versions are whole, so that each value is used as soon as it
+  // is loaded (a branch around the loads alone would keep them all live).
+  auto apply = [&](bool pairs) {
+    SmallVector<Value> biasValues, maskValues;
+    if (ops.bias)
+      biasValues =
+          loadScoreOperand(ops.bias, pairs && biasPaired, rows, colBase, count);
+    if (ops.mask)
+      maskValues =
+          loadScoreOperand(ops.mask, pairs && maskPaired, rows, colBase, count);
+    return combine(s, biasValues, maskValues, lastOffset, additiveScale);
+  };
+  if (!pairedLoads)
+    return apply(false);
+  SmallVector<Type> types(count, t.perThreadType(b.getF32Type()));
+  auto ifOp =
+      scf::IfOp::create(b, loc, types, pairedLoads, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, apply(true));
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, loc, apply(false));
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+SmallVector<Value> FlashAttentionEmitter::combine(ArrayRef<Value> s,
+                                                  ArrayRef<Value> biasValues,
+                                                  ArrayRef<Value> maskValues,
+                                                  ArrayRef<Value> lastOffset,
+                                                  Value additiveScale) {
+  Type i32 = b.getI32Type();
+  Value hidden = pf(hiddenScore());
   SmallVector<Value> out;
-  for (size_t i = 0; i < s.size(); ++i) {
+  for (int64_t i = 0, count = s.size(); i < count; ++i) {
     int64_t nt = i / 4, half = (i % 4) / 2, e = i % 2;
-    Value row = rows[half];
-    Value col = add(colBase, pc(8 * nt + e));
     Value x = s[i];
     Value offset =
         t.lift(arith::ConstantIntOp::create(b, loc, i32, 8 * nt + e));
@@ -602,13 +711,13 @@ SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
       additive = additive ? fadd(additive, term) : term;
     };
     if (ops.bias) {
-      Value v = t.load(ops.bias, scoreOperandIndices(ops.bias, row, col));
+      Value v = biasValues[i];
       if (!getElementTypeOrSelf(v.getType()).isF32())
         v = arith::ExtFOp::create(b, loc, t.perThreadType(b.getF32Type()), v);
       addTerm(v);
     }
     if (ops.mask) {
-      Value v = t.load(ops.mask, scoreOperandIndices(ops.mask, row, col));
+      Value v = maskValues[i];
       Type elem = getElementTypeOrSelf(v.getType());
       if (elem.isInteger(1)) {
         visible = arith::AndIOp::create(b, loc, visible, v);
@@ -751,6 +860,17 @@ void FlashAttentionEmitter::emit() {
     if (ops.causalOffset)
       diagOffset = add(diagOffset, ops.causalOffset);
   }
+
+  // Masks and bias are read in pairs where layout and alignment allow it
+  // (checked once: the loop branches on it).
+  if (ops.bias)
+    biasPaired = pairedLoadCondition(ops.bias);
+  if (ops.mask)
+    maskPaired = pairedLoadCondition(ops.mask);
+  for (Value c : {biasPaired, maskPaired})
+    if (c)
+      pairedLoads =
+          pairedLoads ? arith::AndIOp::create(b, loc, pairedLoads, c) : c;
 
   // Per-thread coordinates.
   Value tid = t.threadId();

@@ -418,6 +418,62 @@ public:
   Value load(Value memref, ValueRange idx) override {
     return memref::LoadOp::create(b, loc, memref, idx);
   }
+  std::pair<Value, Value> loadPair(Value memref, ValueRange idx) override {
+    Type elem = cast<MemRefType>(memref.getType()).getElementType();
+    // An i1 is stored in a byte.
+    Type stored = elem.isInteger(1) ? b.getI8Type() : elem;
+    int64_t bits = stored.getIntOrFloatBitWidth();
+    // The pair's address: element `linear` from the buffer's aligned start,
+    // in the global space (the cast is loop-invariant).
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value linear = meta.getOffset();
+    for (auto [i, stride] : llvm::enumerate(meta.getStrides()))
+      linear = arith::AddIOp::create(
+          b, loc, linear, arith::MulIOp::create(b, loc, idx[i], stride));
+    Type i64 = b.getI64Type();
+    auto globalPtr =
+        LLVM::LLVMPointerType::get(b.getContext(), /*addressSpace=*/1);
+    Value start = LLVM::AddrSpaceCastOp::create(
+        b, loc, globalPtr,
+        LLVM::IntToPtrOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+            arith::IndexCastOp::create(
+                b, loc, i64,
+                memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref))
+                .getResult()));
+    Value ptr = LLVM::GEPOp::create(
+        b, loc, globalPtr, stored, start,
+        ArrayRef<LLVM::GEPArg>{
+            arith::IndexCastOp::create(b, loc, i64, linear).getResult()});
+    // One load of both elements instead of two, in asm: LLVM splits a
+    // vector load whose lanes are only extracted back into scalar loads,
+    // which then merge with the unpaired path's.
+    if (bits == 32) {
+      Type f32 = b.getF32Type();
+      Value pair = inlineAsm(
+          "ld.global.v2.f32 {$0, $1}, [$2];", "=f,=f,l",
+          LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32}), {ptr});
+      return {LLVM::ExtractValueOp::create(b, loc, pair, 0),
+              LLVM::ExtractValueOp::create(b, loc, pair, 1)};
+    }
+    Type word = b.getIntegerType(2 * bits), narrow = b.getIntegerType(bits);
+    Value pair =
+        bits == 16 ? inlineAsm("ld.global.b32 $0, [$1];", "=r,l", word, {ptr})
+                   : inlineAsm("ld.global.b16 $0, [$1];", "=h,l", word, {ptr});
+    // Little-endian: the first element is the low half. An i1 is the low
+    // bit of its byte.
+    auto half = [&](int64_t shift) -> Value {
+      Value x = pair;
+      if (shift)
+        x = arith::ShRUIOp::create(
+            b, loc, x, arith::ConstantIntOp::create(b, loc, word, shift));
+      if (elem.isInteger(1))
+        return arith::TruncIOp::create(b, loc, elem, x);
+      return arith::BitcastOp::create(
+          b, loc, elem, arith::TruncIOp::create(b, loc, narrow, x));
+    };
+    return {half(0), half(bits)};
+  }
   void storePair(Value lo, Value hi, Value memref, ValueRange idx,
                  Value pred) override {
     auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);

@@ -177,6 +177,10 @@ public:
 
   /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
   virtual Value load(Value memref, ValueRange idx) = 0;
+  /// Per-thread load of `memref[idx]` and the next element of the last
+  /// dim (stride 1) as one vector; the caller has checked that the pair is
+  /// in bounds and aligned to its size.
+  virtual std::pair<Value, Value> loadPair(Value memref, ValueRange idx) = 0;
   /// Per-thread store of `lo`, `hi` to `memref[idx]` and the next element of
   /// the last dim, where `pred` holds; the last index is even and rows have
   /// an even length, so the pair is aligned to its size.
