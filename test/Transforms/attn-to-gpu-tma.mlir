@@ -146,7 +146,7 @@ func.func @dv_wider(%q: memref<1x2x100x64xf16>, %k: memref<1x2x77x64xf16>,
 // each wait checks.
 // EMU-LABEL: func.func @gqa_d128
 // EMU-NOT: nvgpu.tma.create.descriptor
-// EMU: %[[SMEM:.*]] = memref.alloca() : memref<99328xi8>
+// EMU: %[[SMEM:.*]] = memref.alloca() {alignment = 1024 : i64} : memref<99328xi8>
 // EMU: %[[STATE:.*]] = memref.alloca() : memref<2x4xindex>
 // EMU: call @__attn_emu_tma128_0(%arg0, %[[SMEM]], {{.*}}) : (memref<2x8x100x128xbf16>, memref<99328xi8>, index, index, index, index, index) -> ()
 // EMU: call @__attn_emu_tma64_0(%arg1, %[[SMEM]], {{.*}}) : (memref<2x4x77x128xbf16>, memref<99328xi8>, index, index, index, index, index) -> ()

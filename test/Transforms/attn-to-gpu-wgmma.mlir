@@ -84,7 +84,7 @@ func.func @bf16_d128(%q: memref<2x8x100x128xbf16>, %k: memref<2x8x77x128xbf16>,
 // the accumulators in a [register][lane] scratch buffer; the register-A
 // form takes the 4 A registers as 8 lane vectors.
 // EMU-LABEL: func.func @bf16_d128
-// EMU: %[[SMEM:.*]] = memref.alloca() : memref<99328xi8>
+// EMU: %[[SMEM:.*]] = memref.alloca() {alignment = 1024 : i64} : memref<99328xi8>
 // EMU: %[[SCRATCH:.*]] = memref.alloca() : memref<128x128xf32>
 // EMU: call @__attn_emu_wgmma64_0(%{{.*}}, %{{.*}}, %[[SMEM]], %[[SCRATCH]]) : (i64, i64, memref<99328xi8>, memref<128x128xf32>) -> ()
 // EMU: call @__attn_emu_wgmma64acc_0(

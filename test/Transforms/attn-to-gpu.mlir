@@ -86,9 +86,13 @@
 // CHECK: vector.store {{.*}} {alignment = 4 : i64} : memref<1x8x128x64xf16>, vector<2xf16>
 // CHECK: gpu.terminator
 
+// The emulation checks the shared-memory accesses for bank conflicts on
+// their addresses, in a buffer aligned as the GPU's.
+// EMU: llvm.mlir.global internal constant @{{.*}}("attn GPU emulation: shared-memory bank conflict in ldmatrix\00")
+// EMU: llvm.mlir.global internal constant @{{.*}}("attn GPU emulation: shared-memory bank conflict in cp.async\00")
 // EMU-LABEL: func.func @causal_f16_d64
 // EMU-NOT: gpu.
-// EMU: memref.alloca() : memref<55296xi8>
+// EMU: memref.alloca() {alignment = 1024 : i64} : memref<55296xi8>
 // EMU: scf.for
 // EMU: scf.for
 // EMU: scf.for

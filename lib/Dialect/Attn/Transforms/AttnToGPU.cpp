@@ -97,9 +97,11 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg) {
 
   if (emulate) {
     // Shared memory is one stack buffer, reused by the blocks in turn (a
-    // stack buffer, so that buffer deallocation has nothing to track).
+    // stack buffer, so that buffer deallocation has nothing to track),
+    // aligned as the GPU's (bank conflicts are checked on addresses).
     auto smemType = MemRefType::get({cfg.sharedBytes()}, b.getI8Type());
-    Value smem = memref::AllocaOp::create(b, loc, smemType);
+    Value smem =
+        memref::AllocaOp::create(b, loc, smemType, b.getI64IntegerAttr(1024));
     auto zLoop = scf::ForOp::create(b, loc, zero, grid[2], one);
     b.setInsertionPointToStart(zLoop.getBody());
     auto yLoop = scf::ForOp::create(b, loc, zero, grid[1], one);

@@ -34,6 +34,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
@@ -70,8 +71,10 @@ public:
   Value sharedView(int64_t byteOffset, MemRefType type) override {
     Value offset = indexConst(byteOffset);
     auto plain = MemRefType::get(type.getShape(), type.getElementType());
-    return memref::ViewOp::create(b, loc, plain, smemBase, offset,
-                                  ValueRange{});
+    Value view =
+        memref::ViewOp::create(b, loc, plain, smemBase, offset, ValueRange{});
+    sharedViews.insert(view);
+    return view;
   }
 
   void copyAsync(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,
@@ -89,6 +92,14 @@ public:
   }
   void copyAsyncImpl(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,
                      int64_t elems, Value valid) {
+    // The padding or swizzle keeps the phases that write within one tile
+    // row free of conflicts. (Phases that span two rows may conflict: with
+    // rows of other than a multiple of 128 bytes, as below D = 64 for
+    // 16-bit types.) Zero fills write their bytes too.
+    int64_t bytes =
+        elems * cast<MemRefType>(dst.getType()).getElementTypeBitWidth() / 8;
+    checkBanks("cp.async", dst, dstIdx, bytes, 128 / bytes, kWarpSize,
+               /*rowDim=*/dstIdx.size() - 2);
     laneLoop({}, [&](Value lane, ValueRange) -> SmallVector<Value> {
       SmallVector<Value> s = extractAll(srcIdx, lane);
       SmallVector<Value> d = extractAll(dstIdx, lane);
@@ -178,6 +189,11 @@ public:
   SmallVector<PackedReg> loadMatrixImpl(Value smem, ValueRange prefix,
                                         Value row, Value col, int numTiles,
                                         bool transpose) {
+    // Lane 8i + r gives the address of row r of matrix i: 16 bytes; each
+    // matrix is one phase.
+    SmallVector<Value> at(prefix.begin(), prefix.end());
+    at.append({row, col});
+    checkBanks("ldmatrix", smem, at, 16, 8, 8 * numTiles);
     SmallVector<Value> inits;
     for (int i = 0; i < 2 * numTiles; ++i)
       inits.push_back(zeros(elemType));
@@ -552,6 +568,89 @@ public:
     }
   }
 
+  /// Aborts unless one shared-memory instruction of every warp is free of
+  /// bank conflicts: lane l of the block accesses `bytes` bytes from
+  /// memref[idx at lane l] (an index that is not a vector is the same for
+  /// every lane), lanes [0, activeLanes) of each warp, served in phases of
+  /// `lanesPerPhase` lanes (one 128-byte wavefront each). A conflict is two
+  /// different 4-byte words of one phase in one of the 32 banks; the same
+  /// word is a broadcast. Addresses are taken modulo 128: shared memory
+  /// starts 1024-byte aligned, here as on the GPU. With `rowDim` >= 0, only
+  /// the phases whose lanes all access one index of dim `rowDim` are
+  /// checked.
+  void checkBanks(StringRef what, Value memref, ValueRange idx, int64_t bytes,
+                  int64_t lanesPerPhase, int64_t activeLanes,
+                  int64_t rowDim = -1) {
+    auto type = cast<MemRefType>(memref.getType());
+    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value seen = memref::AllocaOp::create(
+        b, loc, MemRefType::get({kNumBanks}, b.getIndexType()));
+    Value none = indexConst(-1);
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    auto indexAt = [&](int64_t i, Value lane) {
+      return isa<VectorType>(idx[i].getType()) ? extract(idx[i], lane) : idx[i];
+    };
+    Value ok = yes;
+    for (int64_t warp = 0; warp < kThreadsPerBlock / kWarpSize; ++warp) {
+      for (int64_t first = 0; first < activeLanes; first += lanesPerPhase) {
+        int64_t firstLane = warp * kWarpSize + first;
+        auto reset = scf::ForOp::create(b, loc, indexConst(0),
+                                        indexConst(kNumBanks), indexConst(1));
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(reset.getBody()->getTerminator());
+          memref::StoreOp::create(b, loc, none, seen,
+                                  ValueRange{reset.getInductionVar()});
+        }
+        Value firstRow =
+            rowDim >= 0 ? indexAt(rowDim, indexConst(firstLane)) : Value();
+        // Carries (no conflict so far, all lanes in firstRow's row).
+        auto lanes = scf::ForOp::create(b, loc, indexConst(firstLane),
+                                        indexConst(firstLane + lanesPerPhase),
+                                        indexConst(1), ValueRange{yes, yes});
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(lanes.getBody());
+          Value lane = lanes.getInductionVar();
+          Value linear = meta.getOffset();
+          for (auto [i, stride] : llvm::enumerate(meta.getStrides()))
+            linear = add(linear, arith::MulIOp::create(b, loc, indexAt(i, lane),
+                                                       stride));
+          Value word =
+              divConst(add(base, arith::MulIOp::create(b, loc, linear,
+                                                       indexConst(elemBytes))),
+                       4);
+          Value laneOk = lanes.getRegionIterArgs()[0];
+          for (int64_t w = 0; w < std::max<int64_t>(bytes / 4, 1); ++w) {
+            Value wordW = addConst(word, w);
+            Value bank = remConst(wordW, kNumBanks);
+            Value prev = memref::LoadOp::create(b, loc, seen, ValueRange{bank});
+            Value free =
+                arith::OrIOp::create(b, loc, eq(prev, none), eq(prev, wordW));
+            laneOk = arith::AndIOp::create(b, loc, laneOk, free);
+            memref::StoreOp::create(b, loc, wordW, seen, ValueRange{bank});
+          }
+          Value sameRow = lanes.getRegionIterArgs()[1];
+          if (rowDim >= 0)
+            sameRow = arith::AndIOp::create(
+                b, loc, sameRow, eq(indexAt(rowDim, lane), firstRow));
+          scf::YieldOp::create(b, loc, ValueRange{laneOk, sameRow});
+        }
+        Value spansRows =
+            arith::XOrIOp::create(b, loc, lanes.getResult(1), yes);
+        ok = arith::AndIOp::create(
+            b, loc, ok,
+            arith::OrIOp::create(b, loc, lanes.getResult(0), spansRows));
+      }
+    }
+    abortUnless(
+        ok,
+        ("attn GPU emulation: shared-memory bank conflict in " + what).str());
+  }
+  static constexpr int64_t kNumBanks = 32;
+
   /// Where `ok` is false: prints `msg` and aborts. (cf.assert's message is
   /// lost when stdout is a pipe: the process aborts before flushing it.)
   void abortUnless(Value ok, StringRef msg) {
@@ -626,8 +725,13 @@ public:
     SmallVector<Value> args = {memref};
     args.append(idx.begin(), idx.end());
     Type elem = cast<MemRefType>(memref.getType()).getElementType();
-    return outlined("load", args, {perThreadType(elem)},
+    bool shared = sharedViews.contains(memref);
+    return outlined(shared ? "ldshared" : "load", args, {perThreadType(elem)},
                     [&](ValueRange a) -> SmallVector<Value> {
+                      if (shared)
+                        checkBanks("ld.shared", a[0], a.drop_front(),
+                                   elem.getIntOrFloatBitWidth() / 8, kWarpSize,
+                                   kWarpSize);
                       return {loadImpl(a[0], a.drop_front())};
                     })[0];
   }
@@ -691,6 +795,19 @@ public:
   }
   void storePair(Value lo, Value hi, Value memref, ValueRange idx,
                  Value pred) override {
+    if (sharedViews.contains(memref)) {
+      // (All lanes store: the shared stores are not predicated.)
+      SmallVector<Value> args = {memref};
+      args.append(idx.begin(), idx.end());
+      int64_t bytes =
+          2 * getElementTypeOrSelf(lo.getType()).getIntOrFloatBitWidth() / 8;
+      outlined("stshared_check", args, {},
+               [&](ValueRange a) -> SmallVector<Value> {
+                 checkBanks("st.shared", a[0], a.drop_front(), bytes,
+                            128 / std::max<int64_t>(bytes, 4), kWarpSize);
+                 return {};
+               });
+    }
     store(lo, memref, idx, pred);
     SmallVector<Value> next(idx.begin(), idx.end());
     Value one = arith::ConstantOp::create(
@@ -996,6 +1113,9 @@ private:
   Value barrierState;
 
   llvm::StringMap<func::FuncOp> outlinedFns;
+  // The views of shared memory, whose accesses are checked for bank
+  // conflicts.
+  llvm::DenseSet<Value> sharedViews;
   // The global holding each abort message.
   llvm::StringMap<std::string> messageGlobals;
 };
