@@ -47,3 +47,16 @@ func.func @strided_rows(%q: memref<2x64x64xf16, strided<[8192, 128, 1]>>, %k: me
                  outs(%o : memref<2x64x64xf16>) scale = 0.125
   return
 }
+
+// -----
+
+#not_strided = affine_map<(d0, d1, d2) -> (d0, d1 floordiv 2, d2, d1 mod 2)>
+func.func @bias_not_strided(%q: memref<2x64x64xf16>, %k: memref<2x64x64xf16>,
+                            %v: memref<2x64x64xf16>, %b: memref<2x64x64xf32, #not_strided>,
+                            %o: memref<2x64x64xf16>) {
+  // expected-error @+1 {{mask and bias must have a strided layout}}
+  attn.attention ins(%q, %k, %v : memref<2x64x64xf16>, memref<2x64x64xf16>, memref<2x64x64xf16>)
+                 bias(%b : memref<2x64x64xf32, #not_strided>)
+                 outs(%o : memref<2x64x64xf16>) scale = 0.125
+  return
+}

@@ -119,8 +119,16 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     }
   }
   for (Value v : {op.getMask(), op.getBias()}) {
-    if (v && !isa<MemRefType>(v.getType())) {
+    if (!v)
+      continue;
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type) {
       why = "the GPU kernel is built on memrefs: bufferize first";
+      return failure();
+    }
+    // The kernel computes their addresses from strides.
+    if (!type.isStrided()) {
+      why = "mask and bias must have a strided layout";
       return failure();
     }
   }

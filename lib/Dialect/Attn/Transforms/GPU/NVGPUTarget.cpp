@@ -456,6 +456,8 @@ public:
       return {LLVM::ExtractValueOp::create(b, loc, pair, 0),
               LLVM::ExtractValueOp::create(b, loc, pair, 1)};
     }
+    // (The verifier allows f32, f16, bf16 and, for masks, i1.)
+    assert((bits == 16 || bits == 8) && "unexpected mask/bias element type");
     Type word = b.getIntegerType(2 * bits), narrow = b.getIntegerType(bits);
     Value pair =
         bits == 16 ? inlineAsm("ld.global.b32 $0, [$1];", "=r,l", word, {ptr})
