@@ -45,30 +45,36 @@
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>]
 // CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// Slab 0's softmax runs while slab 1's group may still be in flight.
-// Each slab rescales its O accumulators only on the warp-uniform branch
-// where its row maxima moved (lazy rescaling).
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK-NEXT: llvm.inline_asm has_side_effects "", "=f,0"
-// CHECK: %[[MOVED0:.*]] = nvvm.vote.sync  any
-// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
-// CHECK: scf.if %[[MOVED0]]
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT: llvm.inline_asm has_side_effects "", "=f,0"
-// CHECK: %[[MOVED1:.*]] = nvvm.vote.sync  any
-// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
-// CHECK: scf.if %[[MOVED1]]
+// Slab 0's softmax runs while slab 1's S group may still be in flight;
+// then slab 0's O += P V is issued as its own group, and slab 1's softmax
+// runs while it is in flight (one group pending at each wait: the later S,
+// then slab 0's P V). Each slab rescales its O accumulators only on the
+// warp-uniform branch where its row maxima moved (lazy rescaling).
 // O += P V: P from registers (register-A wgmma: 64 accumulators tied to
 // their inputs, 4 A registers, the V descriptor, scale-d), after the O
 // accumulators and the packed P registers are pinned and fenced. V is
 // MN-major (imm-trans-b 1); its LBO = 64 keys x 128 bytes between
 // 64-column panels (512 << 16). No barrier: P never leaves the warp.
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NEXT: llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK: %[[MOVED0:.*]] = nvvm.vote.sync  any
+// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// CHECK: scf.if %[[MOVED0]]
 // CHECK-NOT: gpu.barrier
 // CHECK: llvm.inline_asm has_side_effects "", "=f,0"
 // CHECK: llvm.inline_asm has_side_effects "", "=r,0"
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: arith.ori %{{.*}}, %c4611686293338849280_i64
-// CHECK-COUNT-8: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $133, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},=f,0,1,{{.*}},63,r,r,r,r,l,r"
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $133, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},=f,0,1,{{.*}},63,r,r,r,r,l,r"
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NEXT: llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK: %[[MOVED1:.*]] = nvvm.vote.sync  any
+// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// CHECK: scf.if %[[MOVED1]]
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: gpu.barrier

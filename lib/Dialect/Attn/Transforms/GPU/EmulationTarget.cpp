@@ -357,19 +357,40 @@ public:
     // The emulated shared memory starts at address 0.
     return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), byteOffset);
   }
-  // wgmma completes at once here; nothing to order.
+  // wgmma completes at once here, but its groups are tracked: a wait that
+  // releases a register of a group that would still be in flight on the
+  // GPU (too many groups left pending) makes the emulation abort there.
   void fenceAsyncProxy() override {}
   void wgmmaFence(MutableArrayRef<Value>, MutableArrayRef<PackedReg>) override {
   }
-  void wgmmaCommit() override {}
-  void wgmmaWait(int, MutableArrayRef<Value>) override {}
+  void wgmmaCommit() override { ++committedGroups; }
+  void wgmmaWait(int pending, MutableArrayRef<Value> regs) override {
+    bool early = false;
+    for (Value r : regs) {
+      auto it = wgmmaGroupOf.find(r);
+      if (it == wgmmaGroupOf.end())
+        continue;
+      // Uncommitted, or among the `pending` most recent groups.
+      early |= it->second >= committedGroups - pending;
+    }
+    if (early)
+      abortUnless(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0),
+                  "attn GPU emulation: a wgmma wait releases registers of a "
+                  "group still in flight");
+  }
+  /// Records that `results` come from a wgmma of the group being built.
+  SmallVector<Value> inGroup(SmallVector<Value> results) {
+    for (Value r : results)
+      wgmmaGroupOf[r] = committedGroups;
+    return results;
+  }
 
   SmallVector<Value> wgmma(Value descA, Value descB, ArrayRef<Value> d,
                            int64_t n, bool accumulate,
                            bool transposeB) override {
     std::string kind = "wgmma" + std::to_string(n) + (transposeB ? "t" : "") +
                        (accumulate ? "acc" : "");
-    return wgmmaCall(
+    return inGroup(wgmmaCall(
         kind, {descA}, descB, d, n, accumulate,
         [&](ValueRange args, Value descBArg, Value smem, Value scratch) {
           Value elems = halfView(smem);
@@ -381,7 +402,7 @@ public:
                           elems,
                           kMajorAddress(startA, sboA, row, indexConst(k)));
                     });
-        });
+        }));
   }
 
   SmallVector<Value> wgmmaRegA(ArrayRef<PackedReg> a, Value descB,
@@ -392,7 +413,7 @@ public:
     SmallVector<Value> regs;
     for (const PackedReg &r : a)
       regs.append({r.lo, r.hi});
-    return wgmmaCall(
+    return inGroup(wgmmaCall(
         kind, regs, descB, d, n, accumulate,
         [&](ValueRange av, Value descBArg, Value smem, Value scratch) {
           wgmmaImpl(
@@ -412,7 +433,7 @@ public:
                 return arith::ExtFOp::create(b, loc, b.getF32Type(), v)
                     .getResult();
               });
-        });
+        }));
   }
 
   // mbarriers are modelled by their state: completed phases, outstanding
@@ -1113,6 +1134,9 @@ private:
   Value barrierState;
 
   llvm::StringMap<func::FuncOp> outlinedFns;
+  // wgmma groups committed so far, and the group of each wgmma result.
+  int64_t committedGroups = 0;
+  llvm::DenseMap<Value, int64_t> wgmmaGroupOf;
   // The views of shared memory, whose accesses are checked for bank
   // conflicts.
   llvm::DenseSet<Value> sharedViews;

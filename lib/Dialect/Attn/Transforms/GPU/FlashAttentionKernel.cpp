@@ -449,9 +449,9 @@ private:
     return {t.pack(p0[0], p0[1]), t.pack(p0[2], p0[3]), t.pack(p1[0], p1[1]),
             t.pack(p1[2], p1[3])};
   }
-  /// wgmma path: acc += P V, P (rounded) from registers.
-  void accumulatePVWgmma(SmallVector<SmallVector<Value>> &acc,
-                         ArrayRef<SmallVector<Value>> p, Value buf);
+  /// wgmma path: issues acc += P V for one slab (P rounded, from
+  /// registers) as one wgmma group; `acc` is in flight until waited for.
+  void issuePVWgmma(SmallVector<Value> &acc, ArrayRef<Value> p, Value buf);
   static SmallVector<Value> flatten(ArrayRef<SmallVector<Value>> tiles) {
     SmallVector<Value> flat;
     for (const SmallVector<Value> &tile : tiles)
@@ -802,33 +802,23 @@ void FlashAttentionEmitter::accumulatePVTF32(SmallVector<Value> &acc,
   }
 }
 
-void FlashAttentionEmitter::accumulatePVWgmma(
-    SmallVector<SmallVector<Value>> &acc, ArrayRef<SmallVector<Value>> p,
-    Value buf) {
+void FlashAttentionEmitter::issuePVWgmma(SmallVector<Value> &acc,
+                                         ArrayRef<Value> p, Value buf) {
   int64_t bn = cfg.blockKV, dv = cfg.headDimV;
   // A = P from registers; B = V[key][dv] is MN-major: LBO steps over
   // 64-column panels, SBO over 8-key groups.
-  SmallVector<PackedReg> flatA;
-  for (size_t rt = 0; rt < p.size(); ++rt)
-    for (int64_t kk = 0; kk < bn / 16; ++kk)
-      flatA.append(probabilityFragment(p[rt], kk));
-  SmallVector<Value> flat = flatten(acc);
-  t.wgmmaFence(flat, flatA);
-  unflatten(flat, acc);
+  SmallVector<PackedReg> a;
+  for (int64_t kk = 0; kk < bn / 16; ++kk)
+    a.append(probabilityFragment(p, kk));
+  t.wgmmaFence(acc, a);
   Value vDesc = wgmmaDescriptor(vBufferOffset(buf), bn * kPanelRowBytes,
                                 kPanelGroupBytes);
-  for (size_t rt = 0; rt < acc.size(); ++rt) {
-    for (int64_t kk = 0; kk < bn / 16; ++kk) {
-      Value descV = advanceDescriptor(vDesc, kk * 16 * kPanelRowBytes);
-      ArrayRef<PackedReg> regs(&flatA[(rt * (bn / 16) + kk) * 4], 4);
-      acc[rt] = t.wgmmaRegA(regs, descV, acc[rt], dv, /*accumulate=*/true,
-                            /*transposeB=*/true);
-    }
+  for (int64_t kk = 0; kk < bn / 16; ++kk) {
+    Value descV = advanceDescriptor(vDesc, kk * 16 * kPanelRowBytes);
+    acc = t.wgmmaRegA(ArrayRef<PackedReg>(a).slice(4 * kk, 4), descV, acc, dv,
+                      /*accumulate=*/true, /*transposeB=*/true);
   }
   t.wgmmaCommit();
-  flat = flatten(acc);
-  t.wgmmaWait(0, flat);
-  unflatten(flat, acc);
 }
 
 void FlashAttentionEmitter::emit() {
@@ -1195,13 +1185,20 @@ void FlashAttentionEmitter::emit() {
     };
 
     if (cfg.wgmma) {
-      // Slab by slab as its S group completes: slab 0's softmax runs while
-      // the tensor cores still compute slab 1.
+      // Slab by slab as its S group completes, and its P V issued at once:
+      // slab 0's softmax runs while the tensor cores compute slab 1's S,
+      // and slab 1's while they compute slab 0's P V. Groups complete in
+      // order; when slab rt's S is waited for, the groups after it are the
+      // numRT - 1 - rt later S and the rt P V issued: numRT - 1 in all.
       for (int64_t rt = 0; rt < numRT; ++rt) {
-        t.wgmmaWait(numRT - 1 - rt, s[rt]);
+        t.wgmmaWait(numRT - 1, s[rt]);
         logits({rt});
         softmax(rt);
+        issuePVWgmma(acc[rt], s[rt], buf);
       }
+      SmallVector<Value> flat = flatten(acc);
+      t.wgmmaWait(0, flat);
+      unflatten(flat, acc);
     } else {
       logits(llvm::to_vector(llvm::seq<int64_t>(0, numRT)));
       for (int64_t rt = 0; rt < numRT; ++rt)
@@ -1212,7 +1209,7 @@ void FlashAttentionEmitter::emit() {
       for (int64_t rt = 0; rt < numRT; ++rt)
         accumulatePVTF32(acc[rt], s[rt], sV, buf);
     } else if (cfg.wgmma) {
-      accumulatePVWgmma(acc, s, buf);
+      // (Issued slab by slab above.)
     } else {
       // O += P V: the S accumulators of key tiles 2kk and 2kk+1 are the A
       // operand of k step kk. Each V fragment feeds every row tile.
