@@ -341,9 +341,32 @@ public:
   }
   bool hasScalarControlFlow() const override { return false; }
 
-  Value exp2(Value x) override { return math::Exp2Op::create(b, loc, x); }
+  // Lane loops in helpers: LLVM scalarizes the vector intrinsics into one
+  // libm call per lane at each use, thousands per K/V step, which made
+  // compiling the emulation take twice as long.
+  Value exp2(Value x) override {
+    return lanewise("exp2", {x}, [&](ValueRange v) -> Value {
+      return math::Exp2Op::create(b, loc, v[0]);
+    });
+  }
   Value fma(Value x, Value y, Value z) override {
-    return math::FmaOp::create(b, loc, x, y, z);
+    return lanewise("fma", {x, y, z}, [&](ValueRange v) -> Value {
+      return math::FmaOp::create(b, loc, v[0], v[1], v[2]);
+    });
+  }
+  /// The per-thread value whose lane l is `scalar` of lane l of `args`,
+  /// computed by the helper `kind`.
+  Value lanewise(const std::string &kind, ValueRange args,
+                 llvm::function_ref<Value(ValueRange)> scalar) {
+    Type type = args[0].getType();
+    return outlined(
+        kind, args, {type}, [&](ValueRange a) -> SmallVector<Value> {
+          return laneLoop(
+              {a[0]}, [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+                Value r = scalar(extractAll(a, lane));
+                return {insert(r, cur[0], lane)};
+              });
+        })[0];
   }
 
   PackedReg pack(Value lo, Value hi) override {
