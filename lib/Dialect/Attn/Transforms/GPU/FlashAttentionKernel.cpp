@@ -497,6 +497,33 @@ private:
                              ArrayRef<Value> maskValues,
                              ArrayRef<Value> lastOffset, Value additiveScale);
 
+  /// The block's uniform coordinates, shared-memory views and K/V step
+  /// count (the members below).
+  void setUp();
+  /// warp, lane, group and quad of the thread `tid` (per thread) among the
+  /// threads that compute.
+  void setThread(Value tid);
+  /// The block's program: every thread computes.
+  void emitBlock();
+  /// The initial loop state: per row tile the row maxima (rows g, g + 8)
+  /// and partial row sums, then the O accumulators of every row tile.
+  SmallVector<Value> initialLoopState();
+  /// Issues s[rt] = Q K^T of K/V buffer `buf` on wgmma, one commit group
+  /// per row tile (64-row slab).
+  void issueScoresWgmma(MutableArrayRef<SmallVector<Value>> s, Value buf);
+  /// The scores of the row tiles `tiles` of K/V step `j` in the unit of the
+  /// exponent's input (see scoreScale), with masks where needed.
+  void computeLogits(MutableArrayRef<SmallVector<Value>> s,
+                     ArrayRef<int64_t> tiles, Value j);
+  /// Online softmax of row tile `rt`: s becomes P; `acc` (the row tile's O
+  /// accumulators, from `state`) is rescaled; the new row maxima and sums
+  /// are appended to `yield`.
+  void onlineSoftmax(int64_t rt, ValueRange state, SmallVector<Value> &s,
+                     SmallVector<Value> &acc, SmallVector<Value> &yield);
+  /// The epilogue: full row sums, one division per row, hidden rows write
+  /// 0; `res` is the loop's final state.
+  void writeOutput(ValueRange res);
+
   SimtTarget &t;
   OpBuilder &b;
   Location loc;
@@ -507,12 +534,16 @@ private:
   // 1); see the constructor.
   double scoreScale, exponentScale;
 
-  // Set up by emit().
-  SmallVector<Value> batchIdx; // uniform
+  // Set up by setUp(), uniform.
+  SmallVector<Value> batchIdx;
   Value head, kvHead, q0, lq, lk, diagOffset;
   // See pairedLoadCondition; pairedLoads: all of those that are not null.
   Value maskPaired, biasPaired, pairedLoads;
-  Value warp, lane, group, quad; // per thread
+  Value sQ, sK, sV;
+  SmallVector<Value> qPrefix, kvPrefix;
+  Value lastQ, lastK, numKV;
+  // Set up by setThread(), per thread.
+  Value warp, lane, group, quad;
 };
 } // namespace
 
@@ -821,12 +852,11 @@ void FlashAttentionEmitter::issuePVWgmma(SmallVector<Value> &acc,
   t.wgmmaCommit();
 }
 
-void FlashAttentionEmitter::emit() {
+void FlashAttentionEmitter::setUp() {
   auto qType = cast<MemRefType>(ops.query.getType());
   int64_t rank = qType.getRank(), numBatch = rank - 3;
   int64_t d = cfg.headDimQK, dv = cfg.headDimV;
   int64_t bm = cfg.blockQ, bn = cfg.blockKV;
-  Type f32 = b.getF32Type();
 
   // Uniform coordinates of the block.
   Value qBlock = t.blockId(0);
@@ -870,16 +900,8 @@ void FlashAttentionEmitter::emit() {
       pairedLoads =
           pairedLoads ? arith::AndIOp::create(b, loc, pairedLoads, c) : c;
 
-  // Per-thread coordinates.
-  Value tid = t.threadId();
-  warp = div(tid, pc(kWarpSize));
-  lane = rem(tid, pc(kWarpSize));
-  group = div(lane, pc(4));
-  quad = rem(lane, pc(4));
-
   // Shared memory: Q, the two K buffers, the two V buffers.
   int64_t kOffset = cfg.sharedKOffset(), vOffset = cfg.sharedVOffset();
-  Value sQ, sK, sV;
   if (cfg.wgmma) {
     // Panels of 64 columns: [(buffer,) panel, row, 64].
     sQ = t.sharedView(0, sharedType({d / 64, bm, 64}));
@@ -891,15 +913,16 @@ void FlashAttentionEmitter::emit() {
     sV = t.sharedView(vOffset, sharedType({2, bn, dv + cfg.padV()}));
   }
 
-  SmallVector<Value> qPrefix(batchIdx), kvPrefix(batchIdx);
+  qPrefix.assign(batchIdx.begin(), batchIdx.end());
+  kvPrefix.assign(batchIdx.begin(), batchIdx.end());
   qPrefix.push_back(head);
   kvPrefix.push_back(kvHead);
-  Value lastQ = maxS(arith::SubIOp::create(b, loc, lq, ci(1)), ci(0));
-  Value lastK = maxS(arith::SubIOp::create(b, loc, lk, ci(1)), ci(0));
+  lastQ = maxS(arith::SubIOp::create(b, loc, lq, ci(1)), ci(0));
+  lastK = maxS(arith::SubIOp::create(b, loc, lk, ci(1)), ci(0));
 
   // Number of K/V blocks: all of them, or up to the last one with a key
   // visible to the block's last row.
-  Value numKV = div(add(lk, ci(bn - 1)), ci(bn));
+  numKV = div(add(lk, ci(bn - 1)), ci(bn));
   if (cfg.causal) {
     Value lastRow =
         arith::SubIOp::create(b, loc, minS(add(q0, ci(bm)), lq), ci(1));
@@ -909,6 +932,198 @@ void FlashAttentionEmitter::emit() {
             add(arith::DivSIOp::create(b, loc, lastKey, ci(bn)), ci(1)));
     numKV = minS(numKV, causalBlocks);
   }
+}
+
+void FlashAttentionEmitter::setThread(Value tid) {
+  warp = div(tid, pc(kWarpSize));
+  lane = rem(tid, pc(kWarpSize));
+  group = div(lane, pc(4));
+  quad = rem(lane, pc(4));
+}
+
+SmallVector<Value> FlashAttentionEmitter::initialLoopState() {
+  SmallVector<Value> inits;
+  int64_t numRT = cfg.rowTiles();
+  for (int64_t rt = 0; rt < numRT; ++rt)
+    inits.append({pf(kHidden), pf(kHidden), pf(0.0), pf(0.0)});
+  for (int64_t i = 0; i < numRT * (cfg.headDimV / 8) * 4; ++i)
+    inits.push_back(pf(0.0));
+  return inits;
+}
+
+void FlashAttentionEmitter::issueScoresWgmma(
+    MutableArrayRef<SmallVector<Value>> s, Value buf) {
+  // One m64n(bn)k16 wgmma per slab and 16 columns of D; every operand is
+  // K-major. k step kk is 16 elements into the rows of panel kk / 4. Q's
+  // descriptors are built whole: they are loop-invariant, and advancing
+  // one base made LLVM hoist all d / 16 of them into registers (8 bytes of
+  // spills at D = 256).
+  int64_t d = cfg.headDimQK, bm = cfg.blockQ, bn = cfg.blockKV;
+  Value kDesc =
+      wgmmaDescriptor(kBufferOffset(buf), kUnusedLBO, kPanelGroupBytes);
+  t.wgmmaFence({});
+  for (size_t rt = 0; rt < s.size(); ++rt) {
+    for (int64_t kk = 0; kk < d / 16; ++kk) {
+      int64_t inRow = (kk % 4) * 16 * cfg.elemBytes();
+      Value descQ = wgmmaDescriptor(
+          ci((kk / 4) * bm * kPanelRowBytes + rt * 64 * kPanelRowBytes + inRow),
+          kUnusedLBO, kPanelGroupBytes);
+      Value descK =
+          advanceDescriptor(kDesc, (kk / 4) * bn * kPanelRowBytes + inRow);
+      s[rt] = t.wgmma(descQ, descK, s[rt], bn, /*accumulate=*/kk > 0,
+                      /*transposeB=*/false);
+    }
+    // One group per slab: the softmax of slab 0 runs while the tensor
+    // cores compute slab 1 (waited for slab by slab).
+    t.wgmmaCommit();
+  }
+}
+
+void FlashAttentionEmitter::computeLogits(MutableArrayRef<SmallVector<Value>> s,
+                                          ArrayRef<int64_t> tiles, Value j) {
+  int64_t bn = cfg.blockKV, sTiles = bn / 8;
+  if (scoreScale != 1.0) {
+    Value factor = pf(scoreScale);
+    for (int64_t rt : tiles)
+      for (Value &x : s[rt])
+        x = fmul(x, factor);
+  }
+  Value kv0 = mul(j, ci(bn));
+  if (ops.mask || ops.bias) {
+    for (int64_t rt : tiles)
+      s[rt] = applyMasks(s[rt], kv0, rt);
+    return;
+  }
+  // Only the blocks crossing the end of the keys or the diagonal: one
+  // uniform branch for all the tiles. (The diagonal test takes the block's
+  // first row: conservative for the later warpgroups of a warp-specialized
+  // block.)
+  Value blockEnd = add(kv0, ci(bn));
+  Value needMask = cmp(arith::CmpIPredicate::sgt, blockEnd, lk);
+  if (cfg.causal) {
+    Value crosses = cmp(arith::CmpIPredicate::sgt,
+                        arith::SubIOp::create(b, loc, blockEnd, ci(1)),
+                        add(q0, diagOffset));
+    needMask = arith::OrIOp::create(b, loc, needMask, crosses);
+  }
+  SmallVector<Type> types(tiles.size() * sTiles * 4,
+                          t.perThreadType(b.getF32Type()));
+  auto ifOp = scf::IfOp::create(b, loc, types, needMask,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> masked, plain;
+    for (int64_t rt : tiles) {
+      masked.append(applyMasks(s[rt], kv0, rt));
+      plain.append(s[rt]);
+    }
+    scf::YieldOp::create(b, loc, masked);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, plain);
+  }
+  for (size_t n = 0; n < tiles.size(); ++n)
+    s[tiles[n]].assign(ifOp.getResults().begin() + n * sTiles * 4,
+                       ifOp.getResults().begin() + (n + 1) * sTiles * 4);
+}
+
+void FlashAttentionEmitter::onlineSoftmax(int64_t rt, ValueRange state,
+                                          SmallVector<Value> &s,
+                                          SmallVector<Value> &acc,
+                                          SmallVector<Value> &yield) {
+  int64_t numRT = cfg.rowTiles(), sTiles = cfg.blockKV / 8,
+          oTiles = cfg.headDimV / 8;
+  ValueRange st = state.slice(4 * rt, 4);
+  acc.assign(state.begin() + 4 * numRT + rt * oTiles * 4,
+             state.begin() + 4 * numRT + (rt + 1) * oTiles * 4);
+  Value expScale = pf(exponentScale);
+  Value alpha[2], mNew[2];
+  for (int h = 0; h < 2; ++h) {
+    Value mx = s[2 * h];
+    for (int64_t nt = 0; nt < sTiles; ++nt)
+      for (int e = 0; e < 2; ++e)
+        mx = fmax(mx, s[4 * nt + 2 * h + e]);
+    mx = fmax(mx, t.shuffleXor(mx, 1));
+    mx = fmax(mx, t.shuffleXor(mx, 2));
+    if (exponentScale != 1.0)
+      mx = fmul(mx, expScale);
+    mNew[h] = fmax(st[h], mx);
+  }
+  // Lazy rescaling (as FlashAttention-4 does): the running maxima move
+  // only when a row of the warp rises more than the threshold above its
+  // own; otherwise this block is exponentiated against the stale
+  // maxima, alpha is 1, and the warp skips rescaling O and the sums.
+  // (A negative threshold: FlashAttention-2's rescaling at every step.)
+  bool lazy = cfg.rescaleThreshold >= 0;
+  Value moved;
+  if (lazy) {
+    for (int h = 0; h < 2; ++h) {
+      Value rise =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                arith::SubFOp::create(b, loc, mNew[h], st[h]),
+                                pf(cfg.rescaleThreshold));
+      moved = moved ? arith::OrIOp::create(b, loc, moved, rise) : rise;
+    }
+    moved = t.warpAny(moved);
+    for (int h = 0; h < 2; ++h)
+      mNew[h] = sel(moved, mNew[h], st[h]);
+  }
+  for (int h = 0; h < 2; ++h)
+    alpha[h] = exp2(arith::SubFOp::create(b, loc, st[h], mNew[h]));
+  Value negMax[2];
+  if (exponentScale != 1.0)
+    for (int h = 0; h < 2; ++h)
+      negMax[h] = arith::NegFOp::create(b, loc, mNew[h]);
+  Value rowSum[2] = {pf(0.0), pf(0.0)};
+  for (size_t i = 0; i < s.size(); ++i) {
+    int h = (i % 4) / 2;
+    Value logit = exponentScale == 1.0
+                      ? arith::SubFOp::create(b, loc, s[i], mNew[h]).getResult()
+                      : fma(s[i], expScale, negMax[h]);
+    s[i] = exp2(logit);
+    rowSum[h] = fadd(rowSum[h], s[i]);
+  }
+  // O and the sums, rescaled by their row's alpha (skipped where the
+  // maxima stayed).
+  SmallVector<Value> carried(acc), factors;
+  for (size_t i = 0; i < acc.size(); ++i)
+    factors.push_back(alpha[(i % 4) / 2]);
+  carried.append({st[2], st[3]});
+  factors.append({alpha[0], alpha[1]});
+  auto rescale = [&](ValueRange values) {
+    SmallVector<Value> out;
+    for (auto [v, f] : llvm::zip_equal(values, factors))
+      out.push_back(fmul(v, f));
+    return out;
+  };
+  if (lazy && t.hasScalarControlFlow()) {
+    auto ifOp = scf::IfOp::create(b, loc, ValueRange(carried).getTypes(), moved,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, rescale(carried));
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, carried);
+    carried.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+  } else {
+    // (Lazy: where the maxima stayed, alpha is exactly exp2(0) = 1.)
+    carried = rescale(carried);
+  }
+  acc.assign(carried.begin(), carried.end() - 2);
+  yield.append({mNew[0], mNew[1]});
+  for (int h = 0; h < 2; ++h)
+    yield.push_back(fadd(carried[acc.size() + h], rowSum[h]));
+}
+
+void FlashAttentionEmitter::emit() {
+  setUp();
+  emitBlock();
+}
+
+void FlashAttentionEmitter::emitBlock() {
+  int64_t d = cfg.headDimQK, dv = cfg.headDimV;
+  int64_t bm = cfg.blockQ, bn = cfg.blockKV;
+  setThread(t.threadId());
 
   // The TMA path: K/V block j arrives in buffer j % 2 and completes phase
   // j / 2 of mbarrier j % 2, whose bytes (both tiles) thread 0 announces
@@ -958,15 +1173,9 @@ void FlashAttentionEmitter::emit() {
       for (int64_t kk = 0; kk < d / 16; ++kk)
         qFrags[rt].push_back(loadQ(rt, kk));
 
-  // Loop state, per row tile: row maxima (rows g, g+8), partial row sums;
-  // then the O accumulators of every row tile.
   int64_t sTiles = bn / 8, oTiles = dv / 8;
-  SmallVector<Value> inits;
-  for (int64_t rt = 0; rt < numRT; ++rt)
-    inits.append({pf(kHidden), pf(kHidden), pf(0.0), pf(0.0)});
-  for (int64_t i = 0; i < numRT * oTiles * 4; ++i)
-    inits.push_back(pf(0.0));
-  auto loop = scf::ForOp::create(b, loc, ci(0), numKV, ci(1), inits);
+  auto loop =
+      scf::ForOp::create(b, loc, ci(0), numKV, ci(1), initialLoopState());
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -1012,29 +1221,7 @@ void FlashAttentionEmitter::emit() {
       for (int64_t rt = 0; rt < numRT; ++rt)
         scoresTF32(s[rt], sQ, sK, buf, rt);
     } else if (cfg.wgmma) {
-      // One m64n(bn)k16 wgmma per slab and 16 columns of D; every operand
-      // is K-major. k step kk is 16 elements into the rows of panel kk / 4.
-      // Q's descriptors are built whole: they are loop-invariant, and
-      // advancing one base made LLVM hoist all d / 16 of them into
-      // registers (8 bytes of spills at D = 256).
-      Value kDesc =
-          wgmmaDescriptor(kBufferOffset(buf), kUnusedLBO, kPanelGroupBytes);
-      t.wgmmaFence({});
-      for (int64_t rt = 0; rt < numRT; ++rt) {
-        for (int64_t kk = 0; kk < d / 16; ++kk) {
-          int64_t inRow = (kk % 4) * 16 * cfg.elemBytes();
-          Value descQ = wgmmaDescriptor(ci((kk / 4) * bm * kPanelRowBytes +
-                                           rt * 64 * kPanelRowBytes + inRow),
-                                        kUnusedLBO, kPanelGroupBytes);
-          Value descK =
-              advanceDescriptor(kDesc, (kk / 4) * bn * kPanelRowBytes + inRow);
-          s[rt] = t.wgmma(descQ, descK, s[rt], bn, /*accumulate=*/kk > 0,
-                          /*transposeB=*/false);
-        }
-        // One group per slab: the softmax of slab 0 runs while the tensor
-        // cores compute slab 1 (waited for below, slab by slab).
-        t.wgmmaCommit();
-      }
+      issueScoresWgmma(s, buf);
     } else {
       Value kRow = add(mul(div(lane, pc(16)), pc(8)), rem(lane, pc(8)));
       Value kCol = mul(rem(div(lane, pc(8)), pc(2)), pc(8));
@@ -1051,139 +1238,8 @@ void FlashAttentionEmitter::emit() {
       }
     }
 
-    // Scores of the row tiles `tiles` in the unit of the exponent's input
-    // (see scoreScale), with masks where needed.
-    auto logits = [&](ArrayRef<int64_t> tiles) {
-      if (scoreScale != 1.0) {
-        Value factor = pf(scoreScale);
-        for (int64_t rt : tiles)
-          for (Value &x : s[rt])
-            x = fmul(x, factor);
-      }
-      Value kv0 = mul(j, ci(bn));
-      if (ops.mask || ops.bias) {
-        for (int64_t rt : tiles)
-          s[rt] = applyMasks(s[rt], kv0, rt);
-        return;
-      }
-      // Only the blocks crossing the end of the keys or the diagonal: one
-      // uniform branch for all the tiles.
-      Value blockEnd = add(kv0, ci(bn));
-      Value needMask = cmp(arith::CmpIPredicate::sgt, blockEnd, lk);
-      if (cfg.causal) {
-        Value crosses = cmp(arith::CmpIPredicate::sgt,
-                            arith::SubIOp::create(b, loc, blockEnd, ci(1)),
-                            add(q0, diagOffset));
-        needMask = arith::OrIOp::create(b, loc, needMask, crosses);
-      }
-      SmallVector<Type> types(tiles.size() * sTiles * 4, t.perThreadType(f32));
-      auto ifOp = scf::IfOp::create(b, loc, types, needMask,
-                                    /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        SmallVector<Value> masked, plain;
-        for (int64_t rt : tiles) {
-          masked.append(applyMasks(s[rt], kv0, rt));
-          plain.append(s[rt]);
-        }
-        scf::YieldOp::create(b, loc, masked);
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(b, loc, plain);
-      }
-      for (size_t n = 0; n < tiles.size(); ++n)
-        s[tiles[n]].assign(ifOp.getResults().begin() + n * sTiles * 4,
-                           ifOp.getResults().begin() + (n + 1) * sTiles * 4);
-    };
-
-    // Online softmax of row tile `rt`: s[rt] becomes P, acc[rt] is
-    // rescaled, the new row maxima and sums go to `yield`.
     SmallVector<Value> yield;
     SmallVector<SmallVector<Value>> acc(numRT);
-    auto softmax = [&](int64_t rt) {
-      ValueRange st = state.slice(4 * rt, 4);
-      acc[rt].assign(state.begin() + 4 * numRT + rt * oTiles * 4,
-                     state.begin() + 4 * numRT + (rt + 1) * oTiles * 4);
-      Value expScale = pf(exponentScale);
-      Value alpha[2], mNew[2];
-      for (int h = 0; h < 2; ++h) {
-        Value mx = s[rt][2 * h];
-        for (int64_t nt = 0; nt < sTiles; ++nt)
-          for (int e = 0; e < 2; ++e)
-            mx = fmax(mx, s[rt][4 * nt + 2 * h + e]);
-        mx = fmax(mx, t.shuffleXor(mx, 1));
-        mx = fmax(mx, t.shuffleXor(mx, 2));
-        if (exponentScale != 1.0)
-          mx = fmul(mx, expScale);
-        mNew[h] = fmax(st[h], mx);
-      }
-      // Lazy rescaling (as FlashAttention-4 does): the running maxima move
-      // only when a row of the warp rises more than the threshold above its
-      // own; otherwise this block is exponentiated against the stale
-      // maxima, alpha is 1, and the warp skips rescaling O and the sums.
-      // (A negative threshold: FlashAttention-2's rescaling at every step.)
-      bool lazy = cfg.rescaleThreshold >= 0;
-      Value moved;
-      if (lazy) {
-        for (int h = 0; h < 2; ++h) {
-          Value rise = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OGT,
-              arith::SubFOp::create(b, loc, mNew[h], st[h]),
-              pf(cfg.rescaleThreshold));
-          moved = moved ? arith::OrIOp::create(b, loc, moved, rise) : rise;
-        }
-        moved = t.warpAny(moved);
-        for (int h = 0; h < 2; ++h)
-          mNew[h] = sel(moved, mNew[h], st[h]);
-      }
-      for (int h = 0; h < 2; ++h)
-        alpha[h] = exp2(arith::SubFOp::create(b, loc, st[h], mNew[h]));
-      Value negMax[2];
-      if (exponentScale != 1.0)
-        for (int h = 0; h < 2; ++h)
-          negMax[h] = arith::NegFOp::create(b, loc, mNew[h]);
-      Value rowSum[2] = {pf(0.0), pf(0.0)};
-      for (size_t i = 0; i < s[rt].size(); ++i) {
-        int h = (i % 4) / 2;
-        Value logit =
-            exponentScale == 1.0
-                ? arith::SubFOp::create(b, loc, s[rt][i], mNew[h]).getResult()
-                : fma(s[rt][i], expScale, negMax[h]);
-        s[rt][i] = exp2(logit);
-        rowSum[h] = fadd(rowSum[h], s[rt][i]);
-      }
-      // O and the sums, rescaled by their row's alpha (skipped where the
-      // maxima stayed).
-      SmallVector<Value> carried(acc[rt]), factors;
-      for (size_t i = 0; i < acc[rt].size(); ++i)
-        factors.push_back(alpha[(i % 4) / 2]);
-      carried.append({st[2], st[3]});
-      factors.append({alpha[0], alpha[1]});
-      auto rescale = [&](ValueRange values) {
-        SmallVector<Value> out;
-        for (auto [v, f] : llvm::zip_equal(values, factors))
-          out.push_back(fmul(v, f));
-        return out;
-      };
-      if (lazy && t.hasScalarControlFlow()) {
-        auto ifOp = scf::IfOp::create(b, loc, ValueRange(carried).getTypes(),
-                                      moved, /*withElseRegion=*/true);
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        scf::YieldOp::create(b, loc, rescale(carried));
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(b, loc, carried);
-        carried.assign(ifOp.getResults().begin(), ifOp.getResults().end());
-      } else {
-        // (Lazy: where the maxima stayed, alpha is exactly exp2(0) = 1.)
-        carried = rescale(carried);
-      }
-      acc[rt].assign(carried.begin(), carried.end() - 2);
-      yield.append({mNew[0], mNew[1]});
-      for (int h = 0; h < 2; ++h)
-        yield.push_back(fadd(carried[acc[rt].size() + h], rowSum[h]));
-    };
-
     if (cfg.wgmma) {
       // Slab by slab as its S group completes, and its P V issued at once:
       // slab 0's softmax runs while the tensor cores compute slab 1's S,
@@ -1192,25 +1248,23 @@ void FlashAttentionEmitter::emit() {
       // numRT - 1 - rt later S and the rt P V issued: numRT - 1 in all.
       for (int64_t rt = 0; rt < numRT; ++rt) {
         t.wgmmaWait(numRT - 1, s[rt]);
-        logits({rt});
-        softmax(rt);
+        computeLogits(s, {rt}, j);
+        onlineSoftmax(rt, state, s[rt], acc[rt], yield);
         issuePVWgmma(acc[rt], s[rt], buf);
       }
       SmallVector<Value> flat = flatten(acc);
       t.wgmmaWait(0, flat);
       unflatten(flat, acc);
     } else {
-      logits(llvm::to_vector(llvm::seq<int64_t>(0, numRT)));
+      computeLogits(s, llvm::to_vector(llvm::seq<int64_t>(0, numRT)), j);
       for (int64_t rt = 0; rt < numRT; ++rt)
-        softmax(rt);
+        onlineSoftmax(rt, state, s[rt], acc[rt], yield);
     }
 
     if (cfg.isTF32()) {
       for (int64_t rt = 0; rt < numRT; ++rt)
         accumulatePVTF32(acc[rt], s[rt], sV, buf);
-    } else if (cfg.wgmma) {
-      // (Issued slab by slab above.)
-    } else {
+    } else if (!cfg.wgmma) {
       // O += P V: the S accumulators of key tiles 2kk and 2kk+1 are the A
       // operand of k step kk. Each V fragment feeds every row tile.
       Value vRow =
@@ -1239,12 +1293,15 @@ void FlashAttentionEmitter::emit() {
     t.endBarriers();
   else
     t.waitGroups(0);
+  writeOutput(loop.getResults());
+}
 
-  // Epilogue: full row sums, one division per row, hidden rows write 0.
+void FlashAttentionEmitter::writeOutput(ValueRange res) {
   // With TMA stores, O goes to shared memory in Q's (and K's) place, in the
-  // 128-byte-swizzled panels, and thread 0 stores each panel with one
+  // 128-byte-swizzled panels, and one thread stores each panel with one
   // cp.async.bulk.tensor, which writes no row past Lq.
-  ValueRange res = loop.getResults();
+  int64_t numRT = cfg.rowTiles(), oTiles = cfg.headDimV / 8;
+  int64_t dv = cfg.headDimV, bm = cfg.blockQ;
   Type outElem = cast<MemRefType>(ops.out.getType()).getElementType();
   Value sO;
   if (cfg.tmaStore) {
@@ -1267,7 +1324,8 @@ void FlashAttentionEmitter::emit() {
           sel(hiddenRow, pf(0.0), arith::DivFOp::create(b, loc, pf(1.0), sum));
     }
     Value rowBase = add(tileRow(rt), add(group, t.lift(q0)));
-    // Each thread writes two adjacent columns of rows g and g + 8 per tile.
+    // Each thread writes two adjacent columns of rows g and g + 8 per
+    // tile.
     for (int64_t nt = 0; nt < oTiles; ++nt) {
       for (int h = 0; h < 2; ++h) {
         Value row = add(rowBase, pc(8 * h));
@@ -1299,20 +1357,20 @@ void FlashAttentionEmitter::emit() {
       }
     }
   }
-  if (cfg.tmaStore) {
-    // The threads' writes are visible to the TMA unit (the async proxy).
-    t.fenceAsyncProxy();
-    t.barrier();
-    Value issue = arith::ConstantIntOp::create(b, loc, 1, 1);
-    SmallVector<int64_t> box = tmaPanelBox(qPrefix.size() + 2, bm);
-    forEachTmaPanel(qPrefix, q0, ci(0), bm, dv,
-                    [&](ArrayRef<Value> coords, Value panelOffset) {
-                      t.tmaStore(ops.out, ops.outMap, coords, panelOffset, box,
-                                 issue);
-                    });
-    // Shared memory lives until the stores have read it.
-    t.waitTmaStores();
-  }
+  if (!cfg.tmaStore)
+    return;
+  // The threads' writes are visible to the TMA unit (the async proxy).
+  t.fenceAsyncProxy();
+  t.barrier();
+  Value issue = arith::ConstantIntOp::create(b, loc, 1, 1);
+  SmallVector<int64_t> box = tmaPanelBox(qPrefix.size() + 2, bm);
+  forEachTmaPanel(qPrefix, q0, ci(0), bm, dv,
+                  [&](ArrayRef<Value> coords, Value panelOffset) {
+                    t.tmaStore(ops.out, ops.outMap, coords, panelOffset, box,
+                               issue);
+                  });
+  // Shared memory lives until the stores have read it.
+  t.waitTmaStores();
 }
 
 SmallVector<int64_t> mlir::attn::gpu_kernel::tmaPanelBox(int64_t rank,
