@@ -55,6 +55,7 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
   toGPU.blockKV = options.blockKV;
   toGPU.wgmma = options.wgmma;
   toGPU.tma = options.tma;
+  toGPU.warpSpecialize = options.warpSpecialize;
   toGPU.rescaleThreshold = options.rescaleThreshold;
   toGPU.chip = options.chip;
   pm.addPass(createAttnToGPU(toGPU));
@@ -63,14 +64,15 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
   // kernel argument (an !nvgpu.tensormap.descriptor one is not legalized
   // later). Not without: memrefs that nvgpu.ldmatrix or cp.async read would
   // become descriptor structs passed by value, which costs registers.
-  if (options.tma)
+  bool tma = options.tma || options.warpSpecialize;
+  if (tma)
     pm.addPass(createConvertNVGPUToNVVMPass());
   // Outline before CSE: CSE would merge constants of the kernel body with
   // the host's, which then become kernel parameters.
   pm.addPass(createGpuKernelOutliningPass());
   // Outlining copied the kernels' mbarrier globals (from nvgpu.mbarrier.create)
   // into their GPU modules; the host's are dead.
-  if (options.tma)
+  if (tma)
     pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -95,6 +97,7 @@ void mlir::attn::buildAttnGPUEmulationPipeline(
   toGPU.blockKV = options.blockKV;
   toGPU.wgmma = options.wgmma;
   toGPU.tma = options.tma;
+  toGPU.warpSpecialize = options.warpSpecialize;
   toGPU.rescaleThreshold = options.rescaleThreshold;
   pm.addPass(createAttnToGPU(toGPU));
   // No attn op is left: the CPU pipeline only lowers the emulation to LLVM.

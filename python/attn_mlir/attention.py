@@ -332,7 +332,7 @@ class CompiledKernel:
 
 
 def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
-                  rescale_threshold, context):
+                  warp_specialize, rescale_threshold, context):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
             f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
@@ -341,6 +341,7 @@ def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
     module.run(f"attn-gpu-pipeline{{chip={chip} format={fmt} "
                f"block-q={int(block_q)} block-kv={int(block_kv)} "
                f"wgmma={int(bool(wgmma))} tma={int(bool(tma))} "
+               f"warp-specialize={int(bool(warp_specialize))} "
                f"rescale-threshold={float(rescale_threshold)!r}}}")
     host = str(module)
     objects = gpu_binary.extract(host)
@@ -369,6 +370,7 @@ def compile_attention(
     block_kv=0,
     wgmma=False,
     tma=False,
+    warp_specialize=False,
     rescale_threshold=8.0,
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
@@ -386,7 +388,10 @@ def compile_attention(
     kernel's default tiles; 0 keeps them (docs/gpu.md). wgmma=True
     selects the Hopper kernel (wgmma tensor-core ops; chip="sm_90a",
     f16/bf16, head dims multiples of 64); tma=True with it loads Q, K and
-    V tiles by TMA (tensor maps encoded by the runtime at launch).
+    V tiles by TMA (tensor maps encoded by the runtime at launch), and
+    warp_specialize=True (implies tma) builds FlashAttention-3's structure:
+    a producer warpgroup issues the loads for block_q / 64 consumer
+    warpgroups (block_q 64, 128 or 192; block_kv up to 256).
     rescale_threshold (base 2, at most 8) is the lazy rescaling rule's:
     O is rescaled only when a row maximum rises more than that; negative
     rescales at every step (FlashAttention-2).
@@ -408,8 +413,8 @@ def compile_attention(
     )
     if target == "cuda":
         return _compile_cuda(text, signature, chip, binary_format, block_q,
-                             block_kv, wgmma, tma, rescale_threshold,
-                             context or Context())
+                             block_kv, wgmma, tma, warp_specialize,
+                             rescale_threshold, context or Context())
     context = context or Context()
     module = context.parse(text)
     module.verify()

@@ -142,12 +142,12 @@ func.func @dv_wider(%q: memref<1x2x100x64xf16>, %k: memref<1x2x77x64xf16>,
 
 // The emulation reads the operands themselves (no tensor maps): one TMA
 // helper per box height writes the swizzled box, and the mbarriers are
-// modelled by a [barrier][completed, bytes, arrivals, waited] state that
-// each wait checks.
+// modelled by a [barrier][completed, bytes, pending arrivals, waited,
+// arrivals per phase, completed by copies] state that each wait checks.
 // EMU-LABEL: func.func @gqa_d128
 // EMU-NOT: nvgpu.tma.create.descriptor
 // EMU: %[[SMEM:.*]] = memref.alloca() {alignment = 1024 : i64} : memref<99328xi8>
-// EMU: %[[STATE:.*]] = memref.alloca() : memref<2x4xindex>
+// EMU: %[[STATE:.*]] = memref.alloca() : memref<2x6xindex>
 // EMU: call @__attn_emu_tma128_0(%arg0, %[[SMEM]], {{.*}}) : (memref<2x8x100x128xbf16>, memref<99328xi8>, index, index, index, index, index) -> ()
 // EMU: call @__attn_emu_tma64_0(%arg1, %[[SMEM]], {{.*}}) : (memref<2x4x77x128xbf16>, memref<99328xi8>, index, index, index, index, index) -> ()
 // EMU: llvm.call @puts

@@ -202,6 +202,36 @@ def test_cuda_target_takes_tma():
                                     target="cuda", chip="sm_90a", tma=True)
 
 
+def test_cuda_target_takes_warp_specialize():
+    shape = (1, 2, 100, 128)
+    kernel = attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
+                                         target="cuda", binary_format="isa",
+                                         chip="sm_90a", wgmma=True,
+                                         warp_specialize=True)
+    # A producer warpgroup and two consumer warpgroups (the default 128
+    # rows), trading registers; the consumers release buffers by arrival.
+    assert ".maxntid 384, 1, 1" in kernel.ptx
+    assert "setmaxnreg.dec.sync.aligned.u32 \t24;" in kernel.ptx
+    assert "setmaxnreg.inc.sync.aligned.u32 \t240;" in kernel.ptx
+    assert "mbarrier.arrive.shared.b64" in kernel.ptx
+    assert "bar.sync \t1, 256;" in kernel.ptx
+    assert ("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier"
+            "::complete_tx::bytes") in kernel.ptx
+    rows = attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
+                                       target="cuda", binary_format="isa",
+                                       chip="sm_90a", wgmma=True,
+                                       warp_specialize=True, block_q=192)
+    assert ".maxntid 512, 1, 1" in rows.ptx
+    with pytest.raises(MLIRError, match="add wgmma=1"):
+        attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
+                                    target="cuda", chip="sm_90a",
+                                    warp_specialize=True)
+    with pytest.raises(MLIRError, match="block-q must be 64, 128 or 192"):
+        attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
+                                    target="cuda", chip="sm_90a", wgmma=True,
+                                    warp_specialize=True, block_q=256)
+
+
 def test_cuda_target_takes_rescale_threshold():
     shape = (1, 2, 100, 64)
     lazy = attn_mlir.compile_attention(shape, shape, shape, dtype="f16",

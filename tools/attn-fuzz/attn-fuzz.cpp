@@ -98,6 +98,19 @@ std::vector<Chain> buildChains() {
          options.emulate = true;
          return attn::createAttnToGPU(options);
        }}},
+      {"attn-to-gpu{wgmma=true warp-specialize=true}", {[] {
+         attn::AttnToGPUOptions options;
+         options.wgmma = true;
+         options.warpSpecialize = true;
+         return attn::createAttnToGPU(options);
+       }}},
+      {"attn-to-gpu{wgmma=true warp-specialize=true emulate=true}", {[] {
+         attn::AttnToGPUOptions options;
+         options.wgmma = true;
+         options.warpSpecialize = true;
+         options.emulate = true;
+         return attn::createAttnToGPU(options);
+       }}},
   };
 }
 

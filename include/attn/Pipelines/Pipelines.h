@@ -47,7 +47,8 @@ struct AttnCPUPipelineOptions
 void buildAttnCPUPipeline(OpPassManager &pm,
                           const AttnCPUPipelineOptions &options);
 
-/// The kernel options of --attn-to-gpu (tiles, wgmma, tma, rescaling),
+/// The kernel options of --attn-to-gpu (tiles, wgmma, tma, warp
+/// specialization, rescaling),
 /// shared by the GPU pipelines.
 template <typename Derived>
 struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
@@ -69,6 +70,11 @@ struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
       *this, "tma",
       llvm::cl::desc("With wgmma: Q, K and V tiles by TMA and mbarriers "
                      "instead of cp.async"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("With wgmma: a TMA producer warpgroup and block-q / 64 "
+                     "consumer warpgroups (implies tma)"),
       llvm::cl::init(false)};
   PassOptions::Option<double> rescaleThreshold{
       *this, "rescale-threshold",

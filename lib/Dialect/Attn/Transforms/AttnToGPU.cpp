@@ -150,7 +150,7 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg) {
     if (cfg.tmaStore)
       operands.outMap = encode(operands.out, cfg.blockQ);
   }
-  Value threads = arith::ConstantIndexOp::create(b, loc, kThreadsPerBlock);
+  Value threads = arith::ConstantIndexOp::create(b, loc, cfg.threadsPerBlock());
   Value smemBytes = arith::ConstantIntOp::create(b, loc, cfg.sharedBytes(), 32);
   auto launch = gpu::LaunchOp::create(b, loc, grid[0], grid[1], grid[2],
                                       threads, one, one, smemBytes);
@@ -179,7 +179,9 @@ void AttnToGPUPass::runOnOperation() {
   for (AttentionOp op : ops) {
     std::string why;
     FailureOr<FlashKernelConfig> cfg = getFlashKernelConfig(
-        op, {blockQ, blockKV, wgmma, tma, rescaleThreshold, chip}, why);
+        op,
+        {blockQ, blockKV, wgmma, tma, warpSpecialize, rescaleThreshold, chip},
+        why);
     if (::mlir::failed(cfg)) {
       op.emitOpError("cannot be lowered to the GPU kernel: ") << why;
       failed = true;

@@ -239,13 +239,26 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     swizzled panels in shared memory. Tensors may have at most 5
     dimensions.
 
+    With `warp-specialize=true` (and `wgmma=true`; TMA implied) the kernel
+    has FlashAttention-3's structure: warpgroup 0 is a producer, one thread
+    of which issues every TMA load into two K and two V buffers, each with
+    a full mbarrier (the producer's bytes) and an empty one (an arrival per
+    consumer warp once its wgmma have read the buffer); the other
+    block-q / 64 warpgroups are consumers, each computing one 64-row slab
+    with no block-wide barrier in the K/V loop. The producer gives its
+    registers to the consumers (`setmaxnreg`). Default tiles: 192 x 128 up
+    to D = 64, 128 x 176 (128 x 128 causal) up to D = 128, 128 x 64 above
+    and with a mask or bias; block-kv may be up to 256.
+
     With `emulate=true` the same per-block program is emitted as CPU code:
     loops over the grid, and the 128 threads of a block as the lanes of
     `vector<128xT>` values, with `ldmatrix`, `mma.sync`, `wgmma` (its
     descriptors decoded, the swizzle applied) and the shuffles modelled by
     their PTX layouts. TMA loads write their swizzled boxes at once; the
-    mbarriers are modelled by their phases and byte counts, and a wait on
-    an incomplete phase aborts with a message. Comparing it with a reference
+    mbarriers are modelled by their phases, byte counts and arrivals, and
+    a wait on an incomplete phase aborts with a message. A warp-specialized
+    kernel runs each consumer warpgroup as a program of its own, with the
+    producer's loads interleaved where the consumers release buffers. Comparing it with a reference
     checks the kernel's lane, fragment and shared-memory layout bookkeeping
     without a GPU.
   }];
@@ -265,6 +278,11 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     Option<"tma", "tma", "bool", /*default=*/"false",
            "With wgmma: Q, K and V tiles arrive by TMA, tracked by "
            "mbarriers, from tensor maps encoded on the host">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "With wgmma: warp specialization (FlashAttention-3): a producer "
+           "warpgroup loads K and V by TMA into two stages each, for "
+           "block-q / 64 consumer warpgroups of one 64-row slab each "
+           "(implies tma; block-q 64, 128 or 192, block-kv up to 256)">,
     Option<"rescaleThreshold", "rescale-threshold", "double",
            /*default=*/"8.0",
            "Lazy rescaling: a warp rescales O only when a row maximum rises "

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Every per-thread value is a vector<128xT> whose lane i is thread i's value.
+// A warp-specialized kernel runs each consumer warpgroup as a program of its
+// own, interleaved with the others and the producer's steps by the kernel.
 // The cross-lane instructions follow the PTX ISA's fragment layouts (for a
 // thread with lane l in its warp: groupID g = l / 4, threadID_in_group
 // t = l % 4):
@@ -463,10 +465,22 @@ public:
   // transaction bytes, pending arrivals, and phases waited for. TMA copies
   // complete at once, so a wait must find its phase complete with no bytes
   // outstanding: a wrong byte count or parity, a load that is waited for
-  // twice or never, aborts the emulation instead of hanging a GPU.
-  enum BarrierField { kCompleted, kTxBytes, kPendingArrivals, kWaited };
+  // twice or never, an arrival too many or missing, aborts the emulation
+  // instead of hanging a GPU. kArrivals is the count each phase expects;
+  // kCarriesBytes whether copies complete its phases (then each phase must
+  // be waited for).
+  enum BarrierField {
+    kCompleted,
+    kTxBytes,
+    kPendingArrivals,
+    kWaited,
+    kArrivals,
+    kCarriesBytes,
+    kNumFields
+  };
 
-  void initBarriers(int64_t count) override {
+  void initBarriers(ArrayRef<int64_t> arrivals) override {
+    int64_t count = arrivals.size();
     assert((!barrierState ||
             cast<MemRefType>(barrierState.getType()).getDimSize(0) == count) &&
            "one set of barriers per block program");
@@ -474,14 +488,16 @@ public:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfterValue(smemBase);
       barrierState = memref::AllocaOp::create(
-          b, loc, MemRefType::get({count, 4}, b.getIndexType()));
+          b, loc, MemRefType::get({count, kNumFields}, b.getIndexType()));
     }
-    for (int64_t i = 0; i < count; ++i)
-      for (auto [field, value] : {std::pair{kCompleted, 0},
-                                  {kTxBytes, 0},
-                                  {kPendingArrivals, 1},
-                                  {kWaited, 0}})
-        setField(indexConst(i), field, indexConst(value));
+    for (auto [i, expected] : llvm::enumerate(arrivals))
+      for (auto [f, value] : {std::pair<BarrierField, int64_t>{kCompleted, 0},
+                              {kTxBytes, 0},
+                              {kPendingArrivals, expected},
+                              {kWaited, 0},
+                              {kArrivals, expected},
+                              {kCarriesBytes, 0}})
+        setField(indexConst(i), f, indexConst(value));
   }
 
   void expectBytes(Value barrier, int64_t bytes, Value pred) override {
@@ -489,10 +505,37 @@ public:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     setField(barrier, kTxBytes, addConst(field(barrier, kTxBytes), bytes));
+    setField(barrier, kCarriesBytes, indexConst(1));
+    arrive(barrier, indexConst(1));
+  }
+
+  void arriveBarrier(Value barrier, Value pred) override {
+    // One arrival per lane where pred holds.
+    Value count = laneLoop(
+        {indexConst(0)}, [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+          Value one = arith::ExtUIOp::create(b, loc, b.getI64Type(),
+                                             extract(pred, lane));
+          return {add(cur[0], arith::IndexCastUIOp::create(
+                                  b, loc, b.getIndexType(), one))};
+        })[0];
+    arrive(barrier, count);
+  }
+  /// `count` arrivals on the current phase of `barrier`.
+  void arrive(Value barrier, Value count) {
+    Value pending = field(barrier, kPendingArrivals);
+    abortUnless(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, count,
+                                      pending),
+                "attn GPU emulation: more arrivals on an mbarrier than its "
+                "phase expects");
     setField(barrier, kPendingArrivals,
-             addConst(field(barrier, kPendingArrivals), -1));
+             arith::SubIOp::create(b, loc, pending, count));
     completePhaseIfDone(barrier);
   }
+
+  void setIssuer(Value) override {}
+  bool hasProducerWarpGroup() const override { return false; }
+  void setMaxRegisters(int64_t, bool) override {}
+  void namedBarrier(int64_t, int64_t) override {}
 
   void tmaLoad(Value global, Value, ValueRange coords, Value byteOffset,
                ArrayRef<int64_t> box, Value barrier, Value pred) override {
@@ -602,13 +645,16 @@ public:
     int64_t count = cast<MemRefType>(barrierState.getType()).getDimSize(0);
     for (int64_t i = 0; i < count; ++i) {
       Value id = indexConst(i);
-      Value ok = eq(field(id, kCompleted), field(id, kWaited));
+      // Phases that no copy completed (a consumer's release) need no wait.
+      Value ok = arith::OrIOp::create(
+          b, loc, eq(field(id, kCompleted), field(id, kWaited)),
+          eq(field(id, kCarriesBytes), indexConst(0)));
       ok = arith::AndIOp::create(b, loc, ok,
                                  eq(field(id, kTxBytes), indexConst(0)));
       ok = arith::AndIOp::create(
-          b, loc, ok, eq(field(id, kPendingArrivals), indexConst(1)));
+          b, loc, ok, eq(field(id, kPendingArrivals), field(id, kArrivals)));
       abortUnless(ok, "attn GPU emulation: a block ended with a TMA load "
-                      "that was never waited for");
+                      "that was never waited for, or a phase part-arrived");
     }
   }
 
@@ -762,7 +808,7 @@ public:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     setField(barrier, kCompleted, addConst(field(barrier, kCompleted), 1));
-    setField(barrier, kPendingArrivals, indexConst(1));
+    setField(barrier, kPendingArrivals, field(barrier, kArrivals));
   }
 
   Value load(Value memref, ValueRange idx) override {

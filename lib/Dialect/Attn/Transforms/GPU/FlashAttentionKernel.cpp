@@ -71,6 +71,9 @@ static constexpr int64_t kQInRegisterBudget = 192;
 static constexpr int64_t kPanelRowBytes = 128;
 static constexpr int64_t kPanelGroupBytes = 8 * kPanelRowBytes;
 static constexpr int64_t kUnusedLBO = 16;
+/// The named barrier of the consumer warpgroups of a warp-specialized
+/// kernel (barrier 0 is the whole block's).
+static constexpr int64_t kConsumerBarrier = 1;
 
 int64_t mlir::attn::gpu_kernel::maxSharedBytesPerBlock(StringRef chip) {
   // The opt-in limits of the CUDA programming guide, by compute capability.
@@ -172,7 +175,13 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     return failure();
   }
   cfg.rescaleThreshold = request.rescaleThreshold;
-  if (request.tma) {
+  if (request.warpSpecialize && !request.wgmma) {
+    why = "warp specialization (warp-specialize=1) is part of the wgmma "
+          "kernel: add wgmma=1";
+    return failure();
+  }
+  // The warp-specialized kernel's producer loads by TMA.
+  if (request.tma || request.warpSpecialize) {
     if (!request.wgmma) {
       why = "TMA loads (tma=1) are part of the wgmma kernel: add wgmma=1";
       return failure();
@@ -185,6 +194,7 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
       return failure();
     }
     cfg.tma = true;
+    cfg.warpSpecialized = request.warpSpecialize;
   }
   cfg.headDimQK = d;
   cfg.headDimV = dv;
@@ -213,21 +223,45 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     cfg.blockQ = 128;
     cfg.blockKV = widest > 64 && cfg.causal ? 32 : 64;
   }
+  if (cfg.warpSpecialized) {
+    // FlashAttention-3's tiles on sm_90: a 64-row slab per consumer
+    // warpgroup, three of them up to D = 64 (160 registers each), else two
+    // (240 each); 128 keys per step (176 at D = 128 without causal
+    // masking), 64 above D = 128 (where the O accumulators take 128
+    // registers) and with per-element mask/bias reads, which spill at 128
+    // keys (D = 128) and at 160 registers (D = 64; ptxas -v, sm_90a).
+    bool scoreOperands = op.getMask() || op.getBias();
+    cfg.blockQ = widest <= 64 && !scoreOperands ? 192 : 128;
+    if (widest > 128 || scoreOperands)
+      cfg.blockKV = 64;
+    else
+      cfg.blockKV = widest > 64 && !cfg.causal ? 176 : 128;
+  }
   if (request.blockQ) {
-    if (request.blockQ != 64 && request.blockQ != 128) {
-      why = "block-q must be 64 or 128 (4 warps of one or two m16 row "
-            "tiles), got " +
-            std::to_string(request.blockQ);
+    if (cfg.warpSpecialized ? request.blockQ < 64 || request.blockQ % 64 != 0 ||
+                                  request.blockQ > 192
+                            : request.blockQ != 64 && request.blockQ != 128) {
+      why = cfg.warpSpecialized
+                ? "block-q must be 64, 128 or 192 (one 64-row slab per "
+                  "consumer warpgroup), got "
+                : "block-q must be 64 or 128 (4 warps of one or two m16 "
+                  "row tiles), got ";
+      why += std::to_string(request.blockQ);
       return failure();
     }
     cfg.blockQ = request.blockQ;
   }
   if (request.blockKV) {
-    // A P.V k step takes 16 keys (8 on the TF32 path).
+    // A P.V k step takes 16 keys (8 on the TF32 path). A warp-specialized
+    // consumer's S is one wgmma of N = block-kv, at most 256 (as is a TMA
+    // box's row count).
     int64_t step = cfg.isTF32() ? 8 : 16;
-    if (request.blockKV % step != 0 || request.blockKV > 128) {
+    int64_t most = cfg.warpSpecialized ? 256 : 128;
+    if (request.blockKV <= 0 || request.blockKV % step != 0 ||
+        request.blockKV > most) {
       why = "block-kv must be a multiple of " + std::to_string(step) +
-            " up to 128, got " + std::to_string(request.blockKV);
+            " up to " + std::to_string(most) + ", got " +
+            std::to_string(request.blockKV);
       return failure();
     }
     cfg.blockKV = request.blockKV;
@@ -240,8 +274,8 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   while (cfg.sharedBytes() > maxShared && !request.blockKV &&
          cfg.blockKV / 2 >= minKeys)
     cfg.blockKV /= 2;
-  if (cfg.sharedBytes() > maxShared && !request.blockQ && cfg.blockQ == 128)
-    cfg.blockQ = 64;
+  while (cfg.sharedBytes() > maxShared && !request.blockQ && cfg.blockQ > 64)
+    cfg.blockQ -= 64;
   // Q's fragments stay in registers when Q, S and O fragments together take
   // at most 192 of the 255 registers (measured with ptxas -v, sm_90:
   // test/GPU/ptxas-resources.test); else they are reloaded each step.
@@ -503,14 +537,37 @@ private:
   /// warp, lane, group and quad of the thread `tid` (per thread) among the
   /// threads that compute.
   void setThread(Value tid);
-  /// The block's program: every thread computes.
+  /// The kernel that is not warp specialized: every thread computes.
   void emitBlock();
+  /// The warp-specialized kernel: a producer warpgroup and
+  /// cfg.consumerGroups() consumer warpgroups.
+  void emitWarpSpecialized();
+  /// The consumer warpgroups' K/V loop and epilogue; with `produce` (the
+  /// emulation's interleaving), every consumer warpgroup's program, and
+  /// the producer's loads of block j + 2 as soon as block j's buffers are
+  /// released.
+  void emitConsumers(bool produce);
+  /// The producer's load of the K (or V) tile of `block` into buffer
+  /// block % 2, where `pred` (uniform) holds: it waits until the consumers
+  /// released the buffer's previous block (block - 2), then announces
+  /// the bytes on the buffer's full barrier (`extraBytes` more for loads
+  /// the caller issues on the same phase) and issues the TMA loads.
+  void produceTile(bool value, Value block, Value pred, int64_t extraBytes = 0);
+  /// The mbarriers of the warp-specialized kernel (uniform indices).
+  Value fullBarrier(bool value, Value buf) {
+    return add(ci(value ? 2 : 0), buf);
+  }
+  Value emptyBarrier(bool value, Value buf) {
+    return add(ci(value ? 6 : 4), buf);
+  }
   /// The initial loop state: per row tile the row maxima (rows g, g + 8)
   /// and partial row sums, then the O accumulators of every row tile.
   SmallVector<Value> initialLoopState();
   /// Issues s[rt] = Q K^T of K/V buffer `buf` on wgmma, one commit group
-  /// per row tile (64-row slab).
-  void issueScoresWgmma(MutableArrayRef<SmallVector<Value>> s, Value buf);
+  /// per row tile (64-row slab). `slabOffset` (i64 uniform in the
+  /// warpgroup, or null) is added to Q's descriptors: the warpgroup's slab.
+  void issueScoresWgmma(MutableArrayRef<SmallVector<Value>> s, Value buf,
+                        Value slabOffset);
   /// The scores of the row tiles `tiles` of K/V step `j` in the unit of the
   /// exponent's input (see scoreScale), with masks where needed.
   void computeLogits(MutableArrayRef<SmallVector<Value>> s,
@@ -521,8 +578,10 @@ private:
   void onlineSoftmax(int64_t rt, ValueRange state, SmallVector<Value> &s,
                      SmallVector<Value> &acc, SmallVector<Value> &yield);
   /// The epilogue: full row sums, one division per row, hidden rows write
-  /// 0; `res` is the loop's final state.
-  void writeOutput(ValueRange res);
+  /// 0. `results` is the loop's final state: of `copies` programs (see
+  /// emitConsumers), each selected by `selectCopy` before its part.
+  void writeOutput(ValueRange results, int64_t copies = 1,
+                   function_ref<void(int64_t)> selectCopy = {});
 
   SimtTarget &t;
   OpBuilder &b;
@@ -952,7 +1011,7 @@ SmallVector<Value> FlashAttentionEmitter::initialLoopState() {
 }
 
 void FlashAttentionEmitter::issueScoresWgmma(
-    MutableArrayRef<SmallVector<Value>> s, Value buf) {
+    MutableArrayRef<SmallVector<Value>> s, Value buf, Value slabOffset) {
   // One m64n(bn)k16 wgmma per slab and 16 columns of D; every operand is
   // K-major. k step kk is 16 elements into the rows of panel kk / 4. Q's
   // descriptors are built whole: they are loop-invariant, and advancing
@@ -968,6 +1027,8 @@ void FlashAttentionEmitter::issueScoresWgmma(
       Value descQ = wgmmaDescriptor(
           ci((kk / 4) * bm * kPanelRowBytes + rt * 64 * kPanelRowBytes + inRow),
           kUnusedLBO, kPanelGroupBytes);
+      if (slabOffset)
+        descQ = add(descQ, slabOffset);
       Value descK =
           advanceDescriptor(kDesc, (kk / 4) * bn * kPanelRowBytes + inRow);
       s[rt] = t.wgmma(descQ, descK, s[rt], bn, /*accumulate=*/kk > 0,
@@ -1117,7 +1178,10 @@ void FlashAttentionEmitter::onlineSoftmax(int64_t rt, ValueRange state,
 
 void FlashAttentionEmitter::emit() {
   setUp();
-  emitBlock();
+  if (cfg.warpSpecialized)
+    emitWarpSpecialized();
+  else
+    emitBlock();
 }
 
 void FlashAttentionEmitter::emitBlock() {
@@ -1140,7 +1204,7 @@ void FlashAttentionEmitter::emitBlock() {
   if (cfg.tma) {
     // Nothing is loaded for a block with no K/V step (it writes zeros): every
     // load issued is waited for in the loop.
-    t.initBarriers(FlashKernelConfig::kNumTmaBarriers);
+    t.initBarriers({1, 1});
     t.barrier();
     Value any = cmp(arith::CmpIPredicate::sgt, numKV, ci(0));
     t.expectBytes(ci(0), bm * d * cfg.elemBytes() + kvTmaBytes, any);
@@ -1221,7 +1285,7 @@ void FlashAttentionEmitter::emitBlock() {
       for (int64_t rt = 0; rt < numRT; ++rt)
         scoresTF32(s[rt], sQ, sK, buf, rt);
     } else if (cfg.wgmma) {
-      issueScoresWgmma(s, buf);
+      issueScoresWgmma(s, buf, /*slabOffset=*/{});
     } else {
       Value kRow = add(mul(div(lane, pc(16)), pc(8)), rem(lane, pc(8)));
       Value kCol = mul(rem(div(lane, pc(8)), pc(2)), pc(8));
@@ -1296,7 +1360,176 @@ void FlashAttentionEmitter::emitBlock() {
   writeOutput(loop.getResults());
 }
 
-void FlashAttentionEmitter::writeOutput(ValueRange res) {
+void FlashAttentionEmitter::produceTile(bool value, Value block, Value pred,
+                                        int64_t extraBytes) {
+  int64_t bn = cfg.blockKV;
+  int64_t cols = value ? cfg.headDimV : cfg.headDimQK;
+  Value buf = rem(block, ci(2));
+  // Block - 2 completed phase (block - 2) / 2 of the buffer's empty barrier.
+  Value reuse = arith::AndIOp::create(
+      b, loc, pred, cmp(arith::CmpIPredicate::sge, block, ci(2)));
+  auto ifOp = scf::IfOp::create(b, loc, reuse, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value phase = div(arith::SubIOp::create(b, loc, block, ci(2)), ci(2));
+    t.waitBarrier(emptyBarrier(value, buf),
+                  cmp(arith::CmpIPredicate::eq, rem(phase, ci(2)), ci(1)));
+  }
+  Value full = fullBarrier(value, buf);
+  t.expectBytes(full, bn * cols * cfg.elemBytes() + extraBytes, pred);
+  loadTileTma(value ? ops.value : ops.key, value ? ops.valueMap : ops.keyMap,
+              kvPrefix, mul(block, ci(bn)),
+              value ? vBufferOffset(buf) : kBufferOffset(buf), bn, cols, full,
+              pred);
+}
+
+void FlashAttentionEmitter::emitWarpSpecialized() {
+  int64_t d = cfg.headDimQK, bm = cfg.blockQ;
+  // Full barriers: one arrival (the producer's, with the bytes) per phase;
+  // empty barriers: one per consumer warp. See fullBarrier/emptyBarrier.
+  int64_t consumerWarps = cfg.computeThreads() / kWarpSize;
+  t.initBarriers(
+      {1, 1, 1, 1, consumerWarps, consumerWarps, consumerWarps, consumerWarps});
+  t.barrier();
+
+  // Block 0's K phase also brings Q. Nothing is loaded for a block with no
+  // K/V step (it writes zeros): every load issued is waited for.
+  auto produceFirst = [&](int64_t blocks) {
+    Value any = cmp(arith::CmpIPredicate::sgt, numKV, ci(0));
+    produceTile(/*value=*/false, ci(0), any, bm * d * cfg.elemBytes());
+    loadTileTma(ops.query, ops.queryMap, qPrefix, q0, ci(0), bm, d,
+                fullBarrier(false, ci(0)), any);
+    produceTile(/*value=*/true, ci(0), any);
+    for (int64_t block = 1; block < blocks; ++block) {
+      Value more = cmp(arith::CmpIPredicate::sgt, numKV, ci(block));
+      produceTile(/*value=*/false, ci(block), more);
+      produceTile(/*value=*/true, ci(block), more);
+    }
+  };
+
+  if (!t.hasProducerWarpGroup()) {
+    // The emulation runs the consumers' programs; the producer fills both
+    // buffers, then refills each as soon as the consumers release it.
+    produceFirst(2);
+    emitConsumers(/*produce=*/true);
+    t.endBarriers();
+    return;
+  }
+
+  Value tid = t.threadId();
+  Value producerGroup =
+      cmp(arith::CmpIPredicate::ult, tid, pc(kThreadsPerWarpGroup));
+  auto split =
+      scf::IfOp::create(b, loc, producerGroup, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(split.thenBlock());
+    if (cfg.producerRegisters())
+      t.setMaxRegisters(cfg.producerRegisters(), /*increase=*/false);
+    // One thread issues every load; it waits for each buffer's release.
+    auto issuer = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::eq, tid, pc(0)), false);
+    b.setInsertionPointToStart(issuer.thenBlock());
+    produceFirst(1);
+    auto loop = scf::ForOp::create(b, loc, ci(1), numKV, ci(1));
+    b.setInsertionPointToStart(loop.getBody());
+    Value always = arith::ConstantIntOp::create(b, loc, 1, 1);
+    produceTile(/*value=*/false, loop.getInductionVar(), always);
+    produceTile(/*value=*/true, loop.getInductionVar(), always);
+
+    b.setInsertionPointToStart(split.elseBlock());
+    if (cfg.consumerRegisters())
+      t.setMaxRegisters(cfg.consumerRegisters(), /*increase=*/true);
+    setThread(arith::SubIOp::create(b, loc, tid, pc(kThreadsPerWarpGroup)));
+    emitConsumers(/*produce=*/false);
+  }
+}
+
+void FlashAttentionEmitter::emitConsumers(bool produce) {
+  // On the GPU each thread runs its own warpgroup's program. The emulation
+  // runs every consumer warpgroup's as a 128-lane program of its own, one
+  // after the other at each phase of a step: `copies` of them.
+  int64_t copies = produce ? cfg.consumerGroups() : 1;
+  // Selects copy c's thread coordinates (the emulation's warpgroup c), and
+  // returns its slab's offset in Q's wgmma descriptors (i64, uniform in
+  // the warpgroup: per thread on the GPU, a constant per copy here).
+  Type i64 = b.getI64Type();
+  int64_t slabDescBytes = (64 * kPanelRowBytes) >> 4;
+  auto selectCopy = [&](int64_t c) -> Value {
+    if (!produce)
+      return arith::IndexCastOp::create(
+          b, loc, i64, mul(div(warp, pc(4)), pc(slabDescBytes)));
+    setThread(add(t.threadId(), pc(c * kThreadsPerWarpGroup)));
+    return arith::ConstantIntOp::create(b, loc, i64, c * slabDescBytes);
+  };
+  int64_t sTiles = cfg.blockKV / 8;
+  SmallVector<Value> inits;
+  for (int64_t c = 0; c < copies; ++c)
+    inits.append(initialLoopState());
+  size_t stateSize = inits.size() / copies;
+
+  auto loop = scf::ForOp::create(b, loc, ci(0), numKV, ci(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    ValueRange state = loop.getRegionIterArgs();
+    Value buf = rem(j, ci(2));
+    // Block j completes phase j / 2 of its buffers' full barriers.
+    Value parity =
+        cmp(arith::CmpIPredicate::eq, rem(div(j, ci(2)), ci(2)), ci(1));
+    Value refill = add(j, ci(2));
+    Value more = cmp(arith::CmpIPredicate::slt, refill, numKV);
+    // (One arrival per warp once its wgmma have read the buffer.)
+    auto release = [&](Value barrier) {
+      t.arriveBarrier(barrier, cmp(arith::CmpIPredicate::eq, lane, pc(0)));
+    };
+
+    SmallVector<SmallVector<SmallVector<Value>>> s(copies);
+    SmallVector<SmallVector<Value>> acc(copies), yield(copies);
+    t.waitBarrier(fullBarrier(false, buf), parity);
+    for (int64_t c = 0; c < copies; ++c) {
+      Value slabOffset = selectCopy(c);
+      s[c].assign(1, SmallVector<Value>(sTiles * 4, pf(0.0)));
+      issueScoresWgmma(s[c], buf, slabOffset);
+      t.wgmmaWait(0, s[c][0]);
+      release(emptyBarrier(false, buf));
+    }
+    if (produce)
+      produceTile(/*value=*/false, refill, more);
+
+    for (int64_t c = 0; c < copies; ++c) {
+      selectCopy(c);
+      computeLogits(s[c], {0}, j);
+      onlineSoftmax(0, state.slice(c * stateSize, stateSize), s[c][0], acc[c],
+                    yield[c]);
+    }
+
+    t.waitBarrier(fullBarrier(true, buf), parity);
+    for (int64_t c = 0; c < copies; ++c) {
+      selectCopy(c);
+      issuePVWgmma(acc[c], s[c][0], buf);
+      t.wgmmaWait(0, acc[c]);
+      release(emptyBarrier(true, buf));
+    }
+    if (produce)
+      produceTile(/*value=*/true, refill, more);
+
+    SmallVector<Value> next;
+    for (int64_t c = 0; c < copies; ++c) {
+      next.append(yield[c]);
+      next.append(acc[c]);
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  writeOutput(loop.getResults(), copies,
+              [&](int64_t c) { (void)selectCopy(c); });
+}
+
+void FlashAttentionEmitter::writeOutput(
+    ValueRange results, int64_t copies,
+    function_ref<void(int64_t)> selectCopy) {
   // With TMA stores, O goes to shared memory in Q's (and K's) place, in the
   // 128-byte-swizzled panels, and one thread stores each panel with one
   // cp.async.bulk.tensor, which writes no row past Lq.
@@ -1307,53 +1540,65 @@ void FlashAttentionEmitter::writeOutput(ValueRange res) {
   if (cfg.tmaStore) {
     // Every warp's wgmma have read Q and K (their groups are complete),
     // and no load is in flight: the space is free once all warps are here.
-    t.barrier();
+    // Warp specialized, each consumer warpgroup writes its rows over its
+    // own slab of Q, which only its own wgmma read, unless O's panels
+    // reach into K's buffers.
+    if (!cfg.warpSpecialized)
+      t.barrier();
+    else if (dv > cfg.headDimQK)
+      t.namedBarrier(kConsumerBarrier, cfg.computeThreads());
     sO = t.sharedView(0, sharedType({dv / 64, bm, 64}));
   }
-  for (int64_t rt = 0; rt < numRT; ++rt) {
-    ValueRange st = res.slice(4 * rt, 4);
-    ValueRange o = res.slice(4 * numRT + rt * oTiles * 4, oTiles * 4);
-    Value inv[2];
-    for (int h = 0; h < 2; ++h) {
-      Value sum = st[2 + h];
-      sum = fadd(sum, t.shuffleXor(sum, 1));
-      sum = fadd(sum, t.shuffleXor(sum, 2));
-      Value hiddenRow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE,
-                                              st[h], pf(kHidden));
-      inv[h] =
-          sel(hiddenRow, pf(0.0), arith::DivFOp::create(b, loc, pf(1.0), sum));
-    }
-    Value rowBase = add(tileRow(rt), add(group, t.lift(q0)));
-    // Each thread writes two adjacent columns of rows g and g + 8 per
-    // tile.
-    for (int64_t nt = 0; nt < oTiles; ++nt) {
+  size_t stateSize = results.size() / copies;
+  for (int64_t c = 0; c < copies; ++c) {
+    if (selectCopy)
+      selectCopy(c);
+    ValueRange res = results.slice(c * stateSize, stateSize);
+    for (int64_t rt = 0; rt < numRT; ++rt) {
+      ValueRange st = res.slice(4 * rt, 4);
+      ValueRange o = res.slice(4 * numRT + rt * oTiles * 4, oTiles * 4);
+      Value inv[2];
       for (int h = 0; h < 2; ++h) {
-        Value row = add(rowBase, pc(8 * h));
-        Value col = add(mul(quad, pc(2)), pc(8 * nt));
-        Value pair[2];
-        for (int e = 0; e < 2; ++e) {
-          pair[e] = fmul(o[4 * nt + 2 * h + e], inv[h]);
-          if (!outElem.isF32())
-            pair[e] = arith::TruncFOp::create(b, loc, t.perThreadType(outElem),
-                                              pair[e]);
+        Value sum = st[2 + h];
+        sum = fadd(sum, t.shuffleXor(sum, 1));
+        sum = fadd(sum, t.shuffleXor(sum, 2));
+        Value hiddenRow = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OLE, st[h], pf(kHidden));
+        inv[h] = sel(hiddenRow, pf(0.0),
+                     arith::DivFOp::create(b, loc, pf(1.0), sum));
+      }
+      Value rowBase = add(tileRow(rt), add(group, t.lift(q0)));
+      // Each thread writes two adjacent columns of rows g and g + 8 per
+      // tile.
+      for (int64_t nt = 0; nt < oTiles; ++nt) {
+        for (int h = 0; h < 2; ++h) {
+          Value row = add(rowBase, pc(8 * h));
+          Value col = add(mul(quad, pc(2)), pc(8 * nt));
+          Value pair[2];
+          for (int e = 0; e < 2; ++e) {
+            pair[e] = fmul(o[4 * nt + 2 * h + e], inv[h]);
+            if (!outElem.isF32())
+              pair[e] = arith::TruncFOp::create(
+                  b, loc, t.perThreadType(outElem), pair[e]);
+          }
+          if (cfg.tmaStore) {
+            Value blockRow = add(add(tileRow(rt), group), pc(8 * h));
+            Value all = t.lift(arith::ConstantIntOp::create(b, loc, 1, 1));
+            // The pair stays within one 16-byte chunk: col is even.
+            t.storePair(pair[0], pair[1], sO,
+                        {div(col, pc(64)), blockRow,
+                         swizzledColumn(blockRow, rem(col, pc(64)))},
+                        all);
+            continue;
+          }
+          SmallVector<Value> idx;
+          for (Value p : qPrefix)
+            idx.push_back(t.lift(p));
+          idx.push_back(row);
+          idx.push_back(col);
+          t.storePair(pair[0], pair[1], ops.out, idx,
+                      cmp(arith::CmpIPredicate::slt, row, t.lift(lq)));
         }
-        if (cfg.tmaStore) {
-          Value blockRow = add(add(tileRow(rt), group), pc(8 * h));
-          Value all = t.lift(arith::ConstantIntOp::create(b, loc, 1, 1));
-          // The pair stays within one 16-byte chunk: col is even.
-          t.storePair(pair[0], pair[1], sO,
-                      {div(col, pc(64)), blockRow,
-                       swizzledColumn(blockRow, rem(col, pc(64)))},
-                      all);
-          continue;
-        }
-        SmallVector<Value> idx;
-        for (Value p : qPrefix)
-          idx.push_back(t.lift(p));
-        idx.push_back(row);
-        idx.push_back(col);
-        t.storePair(pair[0], pair[1], ops.out, idx,
-                    cmp(arith::CmpIPredicate::slt, row, t.lift(lq)));
       }
     }
   }
@@ -1361,8 +1606,15 @@ void FlashAttentionEmitter::writeOutput(ValueRange res) {
     return;
   // The threads' writes are visible to the TMA unit (the async proxy).
   t.fenceAsyncProxy();
-  t.barrier();
   Value issue = arith::ConstantIntOp::create(b, loc, 1, 1);
+  if (cfg.warpSpecialized) {
+    t.namedBarrier(kConsumerBarrier, cfg.computeThreads());
+    // The first consumer thread stores the whole block.
+    t.setIssuer(cmp(arith::CmpIPredicate::eq,
+                    add(mul(warp, pc(kWarpSize)), lane), pc(0)));
+  } else {
+    t.barrier();
+  }
   SmallVector<int64_t> box = tmaPanelBox(qPrefix.size() + 2, bm);
   forEachTmaPanel(qPrefix, q0, ci(0), bm, dv,
                   [&](ArrayRef<Value> coords, Value panelOffset) {

@@ -48,16 +48,44 @@ struct FlashKernelConfig {
   /// With tma: O is written by TMA stores from shared memory (where its
   /// panels fit in Q's and K's space).
   bool tmaStore = false;
+  /// With tma: warp specialization, as in FlashAttention-3. A producer
+  /// warpgroup, one thread of which issues every TMA load into two stages
+  /// of K and two of V buffers (each with a full and an empty mbarrier),
+  /// and blockQ / 64 consumer warpgroups that each compute one 64-row slab
+  /// and release each buffer as soon as their wgmma have read it. The
+  /// producer gives its registers to the consumers (setmaxnreg).
+  bool warpSpecialized = false;
   /// Lazy rescaling: a warp moves its running row maxima (and rescales O)
   /// only when a row's maximum rises more than this (base 2); negative:
   /// at every step, as FlashAttention-2.
   double rescaleThreshold = 8.0;
 
   bool isTF32() const { return elemType.isF32(); }
-  /// m16 row tiles per warp. Two halve the shared-memory fragment loads per
-  /// mma (each K/V fragment feeds both) and the K/V traffic per query row.
-  int64_t rowTiles() const { return blockQ / 64; }
+  /// m16 row tiles per warp (64-row slabs per warpgroup on the wgmma path).
+  /// Two halve the shared-memory fragment loads per mma (each K/V fragment
+  /// feeds both) and the K/V traffic per query row. Warp specialized, each
+  /// consumer warpgroup has one slab.
+  int64_t rowTiles() const { return warpSpecialized ? 1 : blockQ / 64; }
   int64_t rowsPerWarp() const { return blockQ / 4; }
+  /// The warpgroups that compute (all but the producer).
+  int64_t consumerGroups() const { return warpSpecialized ? blockQ / 64 : 1; }
+  /// The threads that run the softmax and the matmuls.
+  int64_t computeThreads() const {
+    return consumerGroups() * kThreadsPerWarpGroup;
+  }
+  int64_t threadsPerBlock() const {
+    return computeThreads() + (warpSpecialized ? kThreadsPerWarpGroup : 0);
+  }
+  /// setmaxnreg budgets of the warp-specialized kernel (multiples of 8 that
+  /// together fit the SM's 64K registers; FlashAttention-3's values): the
+  /// producer only issues TMA loads. 0: no setmaxnreg (one consumer
+  /// warpgroup has 255 registers at launch already).
+  int64_t producerRegisters() const {
+    return consumerGroups() == 3 ? 32 : consumerGroups() == 2 ? 24 : 0;
+  }
+  int64_t consumerRegisters() const {
+    return consumerGroups() == 3 ? 160 : consumerGroups() == 2 ? 240 : 0;
+  }
   int64_t elemBytes() const { return isTF32() ? 4 : 2; }
   /// Shared-memory row padding, in elements, so that the rows a warp reads
   /// at once start in different banks: 16 bytes for ldmatrix's 8 rows of
@@ -87,10 +115,11 @@ struct FlashKernelConfig {
   int64_t sharedBytes() const {
     return sharedQBytes() + sharedKBytes() + sharedVBytes() + sharedAlign();
   }
-  /// mbarriers of the TMA path (one per K/V buffer, 8 bytes each): static
-  /// shared memory, next to the dynamic bytes above.
-  static constexpr int64_t kNumTmaBarriers = 2;
-  int64_t staticSharedBytes() const { return tma ? 8 * kNumTmaBarriers : 0; }
+  /// mbarriers of the TMA path, 8 bytes each, in static shared memory next
+  /// to the dynamic bytes above: one per K/V buffer; warp specialized, a
+  /// full and an empty one per K buffer and per V buffer.
+  int64_t numBarriers() const { return warpSpecialized ? 8 : tma ? 2 : 0; }
+  int64_t staticSharedBytes() const { return 8 * numBarriers(); }
 };
 
 /// What the user asks for: tile sizes (0 picks the default for the op),
@@ -101,6 +130,8 @@ struct FlashKernelRequest {
   bool wgmma = false;
   /// TMA loads on the wgmma kernel.
   bool tma = false;
+  /// The warp-specialized wgmma kernel (implies tma).
+  bool warpSpecialize = false;
   /// See FlashKernelConfig::rescaleThreshold (at most 8).
   double rescaleThreshold = 8.0;
   /// The target chip ("sm_80", "sm_90a", ...), or empty if not known.

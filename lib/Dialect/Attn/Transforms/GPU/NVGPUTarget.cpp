@@ -338,21 +338,20 @@ public:
     return {v, {}, {}};
   }
 
-  void initBarriers(int64_t count) override {
+  void initBarriers(ArrayRef<int64_t> arrivals) override {
     auto groupType = nvgpu::MBarrierGroupType::get(
         b.getContext(),
         gpu::AddressSpaceAttr::get(b.getContext(),
                                    gpu::AddressSpace::Workgroup),
-        count);
+        arrivals.size());
     barriers = nvgpu::MBarrierCreateOp::create(b, loc, groupType);
     elected =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId(),
                               arith::ConstantIndexOp::create(b, loc, 0));
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    for (int64_t i = 0; i < count; ++i)
-      nvgpu::MBarrierInitOp::create(b, loc, barriers, one,
-                                    arith::ConstantIndexOp::create(b, loc, i),
-                                    elected);
+    for (auto [i, count] : llvm::enumerate(arrivals))
+      nvgpu::MBarrierInitOp::create(
+          b, loc, barriers, arith::ConstantIndexOp::create(b, loc, count),
+          arith::ConstantIndexOp::create(b, loc, i), elected);
     // The initialization is visible to the TMA unit (the async proxy)
     // before its copies complete on these barriers.
     NVVM::FenceMbarrierInitOp::create(b, loc);
@@ -408,6 +407,34 @@ public:
   }
 
   void endBarriers() override {}
+
+  void arriveBarrier(Value barrier, Value pred) override {
+    auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    nvgpu::MBarrierArriveOp::create(
+        b, loc, nvgpu::MBarrierTokenType::get(b.getContext()), barriers,
+        barrier);
+  }
+
+  void setIssuer(Value pred) override { elected = pred; }
+
+  bool hasProducerWarpGroup() const override { return true; }
+
+  void setMaxRegisters(int64_t count, bool increase) override {
+    NVVM::SetMaxRegisterOp::create(b, loc, static_cast<int32_t>(count),
+                                   increase
+                                       ? NVVM::SetMaxRegisterAction::increase
+                                       : NVVM::SetMaxRegisterAction::decrease);
+  }
+
+  void namedBarrier(int64_t id, int64_t threads) override {
+    NVVM::BarrierOp::create(b, loc, TypeRange{},
+                            arith::ConstantIntOp::create(b, loc, id, 32),
+                            arith::ConstantIntOp::create(b, loc, threads, 32),
+                            /*reductionOp=*/NVVM::BarrierReductionAttr{},
+                            /*reductionPredicate=*/Value{});
+  }
 
   /// `pred`, in the one thread that issues the block's TMA operations.
   Value issuer(Value pred) {

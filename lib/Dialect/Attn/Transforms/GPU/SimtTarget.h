@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 //
 // The FlashAttention kernel is written once, against this interface, as the
-// program of one thread of a 128-thread block. Two targets implement it:
+// program of one thread of a block (4 warps, one warpgroup; or, warp
+// specialized, a producer warpgroup and consumer warpgroups). Two targets
+// implement it:
 //
 // - the NVGPU target emits what runs on the GPU: nvgpu.ldmatrix,
 //   nvvm.mma.sync, nvgpu.device_async_copy, gpu.shuffle, gpu.barrier, with
@@ -33,8 +35,10 @@ namespace mlir {
 namespace attn {
 namespace gpu_kernel {
 
-/// Threads per block: 4 warps.
+/// Threads per block of the kernels that are not warp specialized: 4 warps,
+/// one warpgroup.
 constexpr int64_t kThreadsPerBlock = 128;
+constexpr int64_t kThreadsPerWarpGroup = 128;
 constexpr int64_t kWarpSize = 32;
 
 /// One 32-bit register holding two 16-bit elements (an mma.sync operand
@@ -124,8 +128,9 @@ public:
   /// wgmma.mma_async.sync.aligned.m64n`n`k16.f32.T.T (T: f16/bf16) for the
   /// 4-warp warpgroup: D = A B (+ `d` if `accumulate`), A (64 x 16, K-major)
   /// and B (16 x n: K-major, or MN-major if `transposeB`) given by shared
-  /// memory matrix descriptors (uniform i64). `d` and the result are the
-  /// thread's n / 2 accumulators; they are valid after wgmmaWait.
+  /// memory matrix descriptors (i64, uniform in the warpgroup). `d` and the
+  /// result are the thread's n / 2 accumulators; they are valid after
+  /// wgmmaWait.
   virtual SmallVector<Value> wgmma(Value descA, Value descB, ArrayRef<Value> d,
                                    int64_t n, bool accumulate,
                                    bool transposeB) = 0;
@@ -144,9 +149,13 @@ public:
   /// TMA and mbarriers (sm_90). These are block-level operations on
   /// uniform operands: on the GPU one thread issues them.
   ///
-  /// Initializes `count` mbarriers, each expecting one arrival per phase;
-  /// a barrier() must follow before any other thread uses them.
-  virtual void initBarriers(int64_t count) = 0;
+  /// Initializes one mbarrier per element of `arrivals`, each expecting
+  /// that many arrivals per phase; a barrier() must follow before any other
+  /// thread uses them.
+  virtual void initBarriers(ArrayRef<int64_t> arrivals) = 0;
+  /// Arrives on mbarrier `barrier` (uniform index) in the threads where
+  /// `pred` (per thread) holds: one arrival each.
+  virtual void arriveBarrier(Value barrier, Value pred) = 0;
   /// Where `pred` holds: arrives on mbarrier `barrier` (index), announcing
   /// `bytes` of asynchronous copies that complete its current phase.
   virtual void expectBytes(Value barrier, int64_t bytes, Value pred) = 0;
@@ -172,8 +181,26 @@ public:
   /// completed; its copies are then visible to this thread.
   virtual void waitBarrier(Value barrier, Value parity) = 0;
   /// The block is done with its mbarriers. (The emulation checks that every
-  /// completed phase was waited for and no bytes are outstanding.)
+  /// completed phase that copies completed was waited for, and that no bytes
+  /// and no arrivals of an incomplete phase are outstanding.)
   virtual void endBarriers() = 0;
+  /// From here on, the thread where `pred` (per thread) holds issues the
+  /// block-level operations above (initially thread 0).
+  virtual void setIssuer(Value pred) = 0;
+
+  /// Warp specialization (sm_90a). Whether the producer of a
+  /// warp-specialized kernel runs as a warpgroup of its own, concurrently
+  /// with the consumer warpgroups (the GPU: threads 0..127, then the
+  /// consumers), or the kernel interleaves the producer's steps into the
+  /// consumers' program (the emulation, whose lanes are the consumer
+  /// threads only).
+  virtual bool hasProducerWarpGroup() const = 0;
+  /// setmaxnreg.{inc,dec}.sync.aligned: this warpgroup's per-thread
+  /// register budget becomes `count`.
+  virtual void setMaxRegisters(int64_t count, bool increase) = 0;
+  /// bar.sync `id`, `threads`: a barrier among the `threads` threads (whole
+  /// warps) that execute it.
+  virtual void namedBarrier(int64_t id, int64_t threads) = 0;
 
   /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
   virtual Value load(Value memref, ValueRange idx) = 0;

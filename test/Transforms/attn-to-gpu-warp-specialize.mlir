@@ -1,0 +1,214 @@
+// The warp-specialized Hopper kernel, --attn-to-gpu="wgmma warp-specialize"
+// (FlashAttention-3's structure): warpgroup 0 is the producer, one thread of
+// which issues every TMA load into two K and two V buffers, each with a full
+// mbarrier (the producer's arrival and the bytes) and an empty one (one
+// arrival per consumer warp); the other warpgroups are consumers, each
+// computing one 64-row slab, releasing each buffer as soon as its wgmma have
+// read it. The producer gives its registers to the consumers (setmaxnreg).
+// RUN: attn-opt %s --attn-to-gpu="wgmma warp-specialize" --canonicalize --cse | FileCheck %s
+// RUN: attn-opt %s --attn-to-gpu="wgmma warp-specialize emulate" | FileCheck %s --check-prefix=EMU
+// RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_90a format=isa wgmma=1 warp-specialize=1" -o %t.mlir
+// RUN: %gpu-binary %t.mlir %t.objects | FileCheck %s --check-prefix=OBJ
+// RUN: FileCheck %s --check-prefix=PTX --input-file %t.objects/gqa_d128_kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=PTX64 --input-file %t.objects/rows192_d64_kernel.sm_90a.ptx
+
+// D = 128, GQA and a batch dim, dynamic Lk: the default tiles are 128 rows
+// (two consumer warpgroups) by 176 keys; 384 threads, Q (32768 bytes) and
+// two K and two V buffers (45056 bytes each) after the 1024 bytes of
+// alignment.
+// CHECK-LABEL: func.func @gqa_d128
+// CHECK: gpu.launch
+// CHECK-SAME: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c214016_i32
+// CHECK: %[[BATCH:.*]] = arith.remui %block_id_z, %c2
+// CHECK: %[[KVHEAD:.*]] = arith.divui %block_id_y, %c2
+// CHECK: %[[LK:.*]] = memref.dim %arg1, %c2
+// CHECK: %[[Q0:.*]] = arith.muli %block_id_x, %c128
+// CHECK: %[[LKUP:.*]] = arith.addi %[[LK]], %c175
+// CHECK: %[[NUMKV:.*]] = arith.divui %[[LKUP]], %c176
+// Full barriers 0, 1 (K buffers) and 2, 3 (V buffers) expect one arrival,
+// empty barriers 4, 5 (K) and 6, 7 (V) one per consumer warp.
+// CHECK: %[[BARS:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+// CHECK: %[[T0:.*]] = arith.cmpi eq, %thread_id_x, %c0
+// CHECK: nvgpu.mbarrier.init %[[BARS]][%c0], %c1, predicate = %[[T0]]
+// CHECK: nvgpu.mbarrier.init %[[BARS]][%c3], %c1, predicate = %[[T0]]
+// CHECK: nvgpu.mbarrier.init %[[BARS]][%c4], %c8, predicate = %[[T0]]
+// CHECK: nvgpu.mbarrier.init %[[BARS]][%c7], %c8, predicate = %[[T0]]
+// CHECK-NEXT: nvvm.fence.mbarrier.init
+// CHECK-NEXT: gpu.barrier
+// The producer warpgroup keeps 24 registers; its thread 0 loads block 0's
+// K with Q on barrier 0 (45056 + 32768 bytes) and its V on barrier 2, if
+// the block has a K/V step.
+// CHECK: %[[PRODUCER:.*]] = arith.cmpi ult, %thread_id_x, %c128
+// CHECK: scf.if %[[PRODUCER]] {
+// CHECK-NEXT: nvvm.setmaxregister  decrease 24
+// CHECK-NEXT: scf.if %[[T0]] {
+// CHECK: %[[ANY:.*]] = arith.cmpi sgt, %[[NUMKV]], %c0
+// CHECK: %[[ISSUE:.*]] = arith.andi %[[T0]], %[[ANY]]
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[BARS]][%c0], %c77824, predicate = %[[ISSUE]]
+// CHECK: nvgpu.tma.async.load %{{.*}}[%c0, %c0, %[[KVHEAD]], %[[BATCH]]], %[[BARS]][%c0] to %{{.*}}, predicate = %[[ISSUE]] : <tensor = memref<1x1x176x64xbf16
+// CHECK: nvgpu.tma.async.load %{{.*}}[%c64, %c0, %[[KVHEAD]], %[[BATCH]]], %[[BARS]][%c0]
+// CHECK: nvgpu.tma.async.load %{{.*}}[%c0, %[[Q0]], %block_id_y, %[[BATCH]]], %[[BARS]][%c0] to %{{.*}}, predicate = %[[ISSUE]] : <tensor = memref<1x1x128x64xbf16
+// CHECK: nvgpu.tma.async.load %{{.*}}[%c64, %[[Q0]], %block_id_y, %[[BATCH]]], %[[BARS]][%c0]
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[BARS]][%c2], %c45056, predicate = %[[ISSUE]]
+// CHECK: nvgpu.tma.async.load %{{.*}}[%c0, %c0, %[[KVHEAD]], %[[BATCH]]], %[[BARS]][%c2]
+// CHECK: nvgpu.tma.async.load %{{.*}}[%c64, %c0, %[[KVHEAD]], %[[BATCH]]], %[[BARS]][%c2]
+// Then block j into buffer j % 2, K before V: from j = 2 on, once the
+// consumers released block j - 2 (phase (j - 2) / 2 of empty barrier
+// 4 + j % 2, then 6 + j % 2).
+// CHECK: scf.for %[[J:.*]] = %c1 to %[[NUMKV]] step %c1 {
+// CHECK-NEXT: %[[BUF:.*]] = arith.remui %[[J]], %c2
+// CHECK-NEXT: %[[REUSE:.*]] = arith.cmpi sge, %[[J]], %c2
+// CHECK-NEXT: scf.if %[[REUSE]] {
+// CHECK-NEXT: %[[PREV:.*]] = arith.subi %[[J]], %c2
+// CHECK-NEXT: %[[PHASE:.*]] = arith.divui %[[PREV]], %c2
+// CHECK-NEXT: %[[EMPTYK:.*]] = arith.addi %[[BUF]], %c4
+// CHECK-NEXT: %[[PBIT:.*]] = arith.remui %[[PHASE]], %c2
+// CHECK-NEXT: %[[PARITY:.*]] = arith.cmpi eq, %[[PBIT]], %c1
+// CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[EMPTYK]]], %[[PARITY]]
+// CHECK-NEXT: }
+// CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx %[[BARS]][%[[BUF]]], %c45056, predicate = %[[T0]]
+// CHECK: %[[ROW:.*]] = arith.muli %[[J]], %c176
+// CHECK: nvgpu.tma.async.load %{{.*}}[%c0, %[[ROW]], %[[KVHEAD]], %[[BATCH]]], %[[BARS]][%[[BUF]]]
+// CHECK: nvgpu.tma.async.load %{{.*}}[%c64, %[[ROW]], %[[KVHEAD]], %[[BATCH]]], %[[BARS]][%[[BUF]]]
+// CHECK: scf.if %[[REUSE]] {
+// CHECK: %[[EMPTYV:.*]] = arith.addi %[[BUF]], %c6
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[EMPTYV]]]
+// CHECK: %[[FULLV:.*]] = arith.addi %[[BUF]], %c2
+// CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx %[[BARS]][%[[FULLV]]], %c45056, predicate = %[[T0]]
+// CHECK: nvgpu.tma.async.load %{{.*}}[%c0, %[[ROW]], %[[KVHEAD]], %[[BATCH]]], %[[BARS]][%[[FULLV]]]
+// CHECK: nvgpu.tma.async.load %{{.*}}[%c64, %[[ROW]], %[[KVHEAD]], %[[BATCH]]], %[[BARS]][%[[FULLV]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// The consumers take 240 registers; thread 128 + t is consumer thread t.
+// Step j waits for block j's K (phase j / 2 of barrier j % 2), computes
+// its slab's S (Q's descriptors 64 rows further per warpgroup: 512 in the
+// descriptor's 16-byte units), releases K once its wgmma are done (lane 0
+// of each warp), then waits for V, and releases V after P V.
+// CHECK: } else {
+// CHECK-NEXT: nvvm.setmaxregister  increase 240
+// CHECK-NEXT: %[[CTID:.*]] = arith.subi %thread_id_x, %c128
+// CHECK-NEXT: %[[WARP:.*]] = arith.divui %[[CTID]], %c32
+// CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[CTID]], %c32
+// CHECK: scf.for %[[CJ:.*]] = %c0 to %[[NUMKV]] step %c1
+// CHECK-NEXT: %[[CBUF:.*]] = arith.remui %[[CJ]], %c2
+// CHECK-NEXT: %[[CPHASE:.*]] = arith.divui %[[CJ]], %c2
+// CHECK-NEXT: %[[CPBIT:.*]] = arith.remui %[[CPHASE]], %c2
+// CHECK-NEXT: %[[CPARITY:.*]] = arith.cmpi eq, %[[CPBIT]], %c1
+// CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[CBUF]]], %[[CPARITY]]
+// CHECK-NEXT: %[[GROUP:.*]] = arith.divui %[[WARP]], %c4
+// CHECK-NEXT: %[[SLAB:.*]] = arith.muli %[[GROUP]], %c512
+// CHECK-NEXT: %[[SLAB64:.*]] = arith.index_cast %[[SLAB]] : index to i64
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: %[[DESCQ:.*]] = arith.addi %{{.*}}, %[[SLAB64]] : i64
+// CHECK-NEXT: nvvm.wgmma.mma_async %[[DESCQ]], %{{.*}}, <m = 64, n = 176, k = 16>
+// CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 176, k = 16>
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: %[[RELK:.*]] = arith.addi %[[CBUF]], %c4
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: nvgpu.mbarrier.arrive %[[BARS]][%[[RELK]]]
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[CFULLV:.*]] = arith.addi %[[CBUF]], %c2
+// CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[CFULLV]]], %[[CPARITY]]
+// CHECK-COUNT-11: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: %[[RELV:.*]] = arith.addi %[[CBUF]], %c6
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: nvgpu.mbarrier.arrive %[[BARS]][%[[RELV]]]
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+// The epilogue: each warpgroup writes its O rows over its own Q slab (no
+// barrier before), fences them for the async proxy, the consumers meet on
+// named barrier 1 (256 threads), and consumer thread 0 stores the panels.
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: nvvm.barrier
+// CHECK-COUNT-32: vector.store %{{.*}} : memref<2x128x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK-NEXT: %[[W32:.*]] = arith.muli %[[WARP]], %c32
+// CHECK-NEXT: %[[CT:.*]] = arith.addi %[[W32]], %[[LANE]]
+// CHECK-NEXT: %[[ISSUER:.*]] = arith.cmpi eq, %[[CT]], %c0
+// CHECK: nvgpu.tma.async.store %{{.*}} to %{{.*}}[%c0, %[[Q0]], %block_id_y, %[[BATCH]]], predicate = %[[ISSUER]]
+// CHECK: nvgpu.tma.async.store %{{.*}} to %{{.*}}[%c64, %[[Q0]], %block_id_y, %[[BATCH]]], predicate = %[[ISSUER]]
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
+
+// The emulation models the empty barriers' arrivals too.
+// EMU: llvm.mlir.global internal constant @{{.*}}("attn GPU emulation: more arrivals on an mbarrier than its phase expects\00")
+// The emulation runs each consumer warpgroup as a 128-lane program: at each
+// step, the two warpgroups' S (one call each), then the producer's refill of
+// K block j + 2, their softmaxes, their P V, and the refill of V.
+// EMU-LABEL: func.func @gqa_d128
+// EMU: scf.for
+// EMU: scf.for
+// EMU: scf.for
+// EMU: scf.for
+// EMU: call @__attn_emu_wgmma176acc
+// EMU: call @__attn_emu_wgmma176acc
+// EMU: call @__attn_emu_tma176
+// EMU: call @__attn_emu_wgmmar128tacc
+// EMU: call @__attn_emu_wgmmar128tacc
+// EMU: call @__attn_emu_tma176
+// EMU: scf.yield
+
+// OBJ: gqa_d128_kernel.sm_90a.ptx
+// PTX: .maxntid 384, 1, 1
+// PTX: setmaxnreg.dec.sync.aligned.u32 24;
+// PTX: setmaxnreg.inc.sync.aligned.u32 240;
+// (LLVM lays the consumer loop out rotated: no order among these.)
+// PTX-DAG: mbarrier.try_wait.parity.shared.b64
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16
+// PTX-DAG: mbarrier.arrive.shared.b64
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX: bar.sync 1, 256;
+// PTX: cp.async.bulk.tensor.4d.global.shared::cta
+func.func @gqa_d128(%q: memref<2x8x100x128xbf16>, %k: memref<2x4x?x128xbf16>,
+                    %v: memref<2x4x?x128xbf16>, %o: memref<2x8x100x128xbf16>) {
+  attn.attention ins(%q, %k, %v : memref<2x8x100x128xbf16>, memref<2x4x?x128xbf16>, memref<2x4x?x128xbf16>)
+      outs(%o : memref<2x8x100x128xbf16>) scale = 0.088388347648
+  return
+}
+
+// D = 64: three consumer warpgroups (192 rows, 128 keys), 512 threads; the
+// producer keeps 32 registers and the consumers take 160; empty barriers
+// expect 12 arrivals; the consumers' barrier has 384 threads.
+// CHECK-LABEL: func.func @rows192_d64
+// CHECK: gpu.launch
+// CHECK-SAME: in (%{{.*}} = %c512, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK: nvgpu.mbarrier.init %{{.*}}[%c4], %c12
+// CHECK: nvvm.setmaxregister  decrease 32
+// CHECK: nvvm.setmaxregister  increase 160
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c384_i32
+// PTX64: .maxntid 512, 1, 1
+// PTX64: setmaxnreg.dec.sync.aligned.u32 32;
+// PTX64: setmaxnreg.inc.sync.aligned.u32 160;
+// PTX64: bar.sync 1, 384;
+func.func @rows192_d64(%q: memref<1x4x?x64xf16>, %k: memref<1x4x?x64xf16>,
+                       %v: memref<1x4x?x64xf16>, %o: memref<1x4x?x64xf16>) {
+  attn.attention ins(%q, %k, %v : memref<1x4x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?x64xf16>)
+      outs(%o : memref<1x4x?x64xf16>) scale = 0.125 causal = top_left
+  return
+}
+
+// Dv > Dqk: O's store panels reach past Q's space into the K buffers, which
+// the other warpgroup may still read: the consumers meet before writing.
+// CHECK-LABEL: func.func @wide_values
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK-NEXT: memref.view
+// CHECK: vector.store
+// CHECK: nvvm.fence.proxy
+// CHECK-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+func.func @wide_values(%q: memref<1x2x?x64xbf16>, %k: memref<1x2x?x64xbf16>,
+                       %v: memref<1x2x?x128xbf16>, %o: memref<1x2x?x128xbf16>) {
+  attn.attention ins(%q, %k, %v : memref<1x2x?x64xbf16>, memref<1x2x?x64xbf16>, memref<1x2x?x128xbf16>)
+      outs(%o : memref<1x2x?x128xbf16>) scale = 0.125
+  return
+}
