@@ -12,8 +12,9 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    dtype's tolerance, no NaN, rows without a visible key exactly 0). The
    kernels that are timed go first; runs left when --check-budget seconds
    are spent are reported as not run, and once a run of one kernel kind
-   (mma.sync, wgmma, wgmma with TMA) hangs, the others of that kind are
-   skipped, so that the timings always get their share of the time;
+   (mma.sync, wgmma, wgmma with TMA, warp specialized) hangs, the others
+   of that kind are skipped, so that the timings always get their share of
+   the time;
 2. timing: bf16 (B, H, L, D) = (4,16,4096,128), (4,16,4096,64),
    (1,16,16384,128), causal and not: our kernel (median of ITERS
    synchronous calls of the AOT executable, each kernel's GPU time taken
@@ -23,7 +24,8 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    and cuDNN backends (CUDA events, warm-up, median of ITERS), as TFLOP/s
    and ratios. Every built alternative of a benchmarked variant (names with a
    _q<rows>kv<keys> tile suffix, _wgmma for the Hopper kernel, _wgmma_tma
-   for it with TMA loads, _eager for rescaling at every step) is timed next
+   for it with TMA loads, _wgmma_ws for its warp-specialized form, _eager
+   for rescaling at every step) is timed next
    to the default kernel. Writes
    table.md, results.json and raw timings to OUT_DIR.
 """
@@ -99,7 +101,7 @@ def kernel_kind(v):
     """Variants of one kind share the kernel's synchronization: once one
     hangs, the others of its kind are skipped instead of each costing the
     time limit."""
-    return (bool(v.get("wgmma")), bool(v.get("tma")))
+    return (bool(v.get("wgmma")), bool(v.get("tma")), bool(v.get("ws")))
 
 
 def run_driver(art, name, b, lq, lk, work, iters=0,
@@ -315,6 +317,8 @@ def main() -> int:
                     tiles += " wgmma"
                 if tv.get("tma"):
                     tiles += " tma"
+                if tv.get("ws"):
+                    tiles += " ws"
                 if tv.get("rescale", 8.0) < 0:
                     tiles += " eager"
                 row = {"B": b, "H": h, "L": L, "D": d, "causal": causal,

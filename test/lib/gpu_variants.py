@@ -43,6 +43,9 @@ class Variant:
     wgmma: bool = False
     # With wgmma: Q, K and V tiles by TMA and mbarriers ("tma=1").
     tma: bool = False
+    # With wgmma: the warp-specialized kernel, a TMA producer warpgroup and
+    # consumer warpgroups ("warp-specialize=1", which implies TMA).
+    ws: bool = False
     # Lazy rescaling threshold (base 2); negative: rescale at every step.
     rescale: float = 8.0
 
@@ -58,6 +61,8 @@ class Variant:
             opts.append("wgmma=1")
         if self.tma:
             opts.append("tma=1")
+        if self.ws:
+            opts.append("warp-specialize=1")
         if self.rescale != 8.0:
             opts.append(f"rescale-threshold={self.rescale:g}")
         return " ".join(opts)
@@ -84,6 +89,8 @@ class Variant:
             parts.append("wgmma")
         if self.tma:
             parts.append("tma")
+        if self.ws:
+            parts.append("ws")
         if self.rescale < 0:
             parts.append("eager")
         elif self.rescale != 8.0:
@@ -146,6 +153,26 @@ def _variants() -> list[Variant]:
                        tma=True))
     out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
                        wgmma=True, tma=True))
+    # The warp-specialized kernel (FlashAttention-3's structure) at the
+    # benchmark's shapes, also with two consumer warpgroups at D=64 and
+    # 128-key steps at D=128; and, for correctness, with mask and bias, GQA
+    # with bottom-right causal, D=256, and Dv > Dqk (O's TMA store panels
+    # reach into the K buffers).
+    for d in (64, 128):
+        for causal in ("", "top_left"):
+            out.append(Variant("bf16", d, d, causal=causal, wgmma=True,
+                               ws=True))
+    out.append(Variant("bf16", 64, 64, block_q=128, block_kv=128, wgmma=True,
+                       ws=True))
+    out.append(Variant("bf16", 128, 128, block_q=128, block_kv=128,
+                       wgmma=True, ws=True))
+    out.append(Variant("f16", 128, 128, mask=True, bias=True, wgmma=True,
+                       ws=True))
+    out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
+                       wgmma=True, ws=True))
+    out.append(Variant("bf16", 256, 256, wgmma=True, ws=True))
+    out.append(Variant("f16", 64, 128, causal="top_left", mask=True,
+                       wgmma=True, ws=True))
     # Rescaling at every step (FlashAttention-2) instead of lazily, timed
     # next to the lazy kernels at D=128.
     out.append(Variant("bf16", 128, 128, rescale=-1.0))

@@ -7,10 +7,13 @@ for chips before sm_90), extraction of the PTX, checks that it uses the
 tensor-core path (mma.sync m16n8k16 of the variant's type, ldmatrix, its
 .trans form, cp.async; or wgmma with its fences and the async-proxy fence,
 or, with TMA, cp.async.bulk.tensor loads with their mbarriers instead of
-cp.async, and bulk tensor stores of O),
+cp.async, and bulk tensor stores of O; warp specialized, also setmaxnreg,
+mbarrier arrivals and the consumers' named barrier),
 then ``ptxas -v --gpu-name CHIP``. Prints one line per variant (registers,
 shared memory, stack, spills) and exits 1 if any variant spills, has a
-stack frame, misses one of the instructions, or has its wgmma serialized.
+stack frame, misses one of the instructions, has its wgmma serialized, or
+moves registers between warpgroups (setmaxnreg) with budgets that do not
+fit the launch's (a setmaxnreg.inc that would wait forever).
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ def main() -> int:
                           "wgmma.fence.sync.aligned",
                           "wgmma.commit_group.sync.aligned",
                           "wgmma.wait_group.sync.aligned")
-                if v.tma:
+                if v.tma or v.ws:
                     wanted += ("cp.async.bulk.tensor.4d.shared::cluster.global"
                                ".mbarrier::complete_tx::bytes",
                                "mbarrier.init.shared.b64",
@@ -79,6 +82,14 @@ def main() -> int:
                                "cp.async.bulk.wait_group.read")
                 else:
                     wanted += ("fence.proxy.async.shared::cta",)
+                if v.ws:
+                    # The producer's registers go to the consumers, which
+                    # release each buffer by arrivals and meet at the end
+                    # on a named barrier.
+                    wanted += ("setmaxnreg.dec.sync.aligned.u32",
+                               "setmaxnreg.inc.sync.aligned.u32",
+                               "mbarrier.arrive.shared.b64",
+                               "bar.sync \t1,")
             elif v.dtype == "f32":  # the TF32 path: no ldmatrix for 32 bits
                 wanted = ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
                           "cvt.rna.tf32.f32", "shfl.sync.idx")
@@ -96,7 +107,7 @@ def main() -> int:
                 wanted += ("ld.global.b16",)
             # TMA replaces every thread's cp.async.
             copies = ("cp.async.cg.shared.global", "cp.async.wait_group")
-            if v.tma:
+            if v.tma or v.ws:
                 unwanted = copies
             else:
                 wanted += copies
@@ -122,15 +133,53 @@ def main() -> int:
             # ptxas serializes wgmma (waits after each) where it cannot prove
             # the accumulator registers untouched while one is in flight.
             serialized = "wgmma.mma_async instructions are serialized" in log
-            bad = stack or st or ld or missing or smem < 0 or serialized
+            # setmaxnreg moves registers within the block's share of the
+            # register file: the launch must take the whole share, else the
+            # consumers' setmaxnreg.inc waits forever.
+            pool = register_pool_error(ptx, int(regs.group(1)))
+            bad = (stack or st or ld or missing or smem < 0 or serialized
+                   or pool)
             print(f"{v.name:34} {regs.group(1):>5} {smem:>9} {stack:>6} "
                   f"{st:>8} {ld:>8}"
                   + (f"  FAIL missing {missing}" if missing else "")
                   + ("  FAIL spills/stack" if stack or st or ld else "")
-                  + ("  FAIL wgmma serialized" if serialized else ""))
+                  + ("  FAIL wgmma serialized" if serialized else "")
+                  + (f"  FAIL {pool}" if pool else ""))
             failures += bool(bad)
     print(f"{failures} failing variant(s)")
     return 1 if failures else 0
+
+
+def register_pool_error(ptx: str, regs: int) -> str:
+    """Where the kernel moves registers between warpgroups (setmaxnreg):
+    why the budgets do not fit the launch, or ''. The block launches with
+    `regs` per thread; a warpgroup's setmaxnreg changes its own 128
+    threads' registers from there, and setmaxnreg.inc waits until the block
+    has registers to spare: the launch must take the block's whole share
+    of the SM's 64K (the rest is not the block's to take), and the
+    budgets must fit in it."""
+    budgets = re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+);",
+                         ptx)
+    if not budgets:
+        return ""
+    threads = re.search(r"\.maxntid (\d+), 1, 1", ptx)
+    if not threads:
+        return "setmaxnreg without .maxntid"
+    groups = int(threads.group(1)) // 128
+    # Registers per thread are allocated in units of 8, at most 255.
+    launch = min(65536 // (128 * groups) // 8 * 8, 255)
+    if regs != launch:
+        return (f"setmaxnreg needs the launch to take {launch} registers, "
+                f"ptxas gave {regs}")
+    dec = [int(n) for kind, n in budgets if kind == "dec"]
+    inc = [int(n) for kind, n in budgets if kind == "inc"]
+    if len(dec) != 1 or len(inc) != 1:
+        return f"expected one setmaxnreg.dec and one .inc, got {budgets}"
+    total = 128 * dec[0] + 128 * (groups - 1) * inc[0]
+    if total > groups * 128 * launch:
+        return (f"setmaxnreg budgets take {total} registers, more than the "
+                f"block's {groups * 128 * launch}")
+    return ""
 
 
 def launch_smem_bytes(host: str) -> int:
