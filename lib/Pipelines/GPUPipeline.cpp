@@ -70,6 +70,9 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
   // Outline before CSE: CSE would merge constants of the kernel body with
   // the host's, which then become kernel parameters.
   pm.addPass(createGpuKernelOutliningPass());
+  // Kernels that trade registers between warpgroups (setmaxnreg) need ptxas
+  // to know their register count at entry.
+  pm.addNestedPass<gpu::GPUModuleOp>(attn::createAttnGPULaunchBounds());
   // Outlining copied the kernels' mbarrier globals (from nvgpu.mbarrier.create)
   // into their GPU modules; the host's are dead.
   if (tma)

@@ -158,6 +158,8 @@
 
 // OBJ: gqa_d128_kernel.sm_90a.ptx
 // PTX: .maxntid 384, 1, 1
+// ptxas knows the register count at entry (--attn-gpu-launch-bounds).
+// PTX-NEXT: .minnctapersm 1
 // PTX: setmaxnreg.dec.sync.aligned.u32 24;
 // PTX: setmaxnreg.inc.sync.aligned.u32 240;
 // (LLVM lays the consumer loop out rotated: no order among these.)
@@ -186,6 +188,7 @@ func.func @gqa_d128(%q: memref<2x8x100x128xbf16>, %k: memref<2x4x?x128xbf16>,
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>
 // CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c384_i32
 // PTX64: .maxntid 512, 1, 1
+// PTX64-NEXT: .minnctapersm 1
 // PTX64: setmaxnreg.dec.sync.aligned.u32 32;
 // PTX64: setmaxnreg.inc.sync.aligned.u32 160;
 // PTX64: bar.sync 1, 384;

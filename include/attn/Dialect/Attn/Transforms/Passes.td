@@ -307,4 +307,27 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def AttnGPULaunchBounds : Pass<"attn-gpu-launch-bounds",
+                               "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare one block per SM on kernels that trade registers "
+                "between warpgroups";
+  let description = [{
+    `setmaxnreg` moves registers between the warpgroups of a block within
+    the block's share of the register file, so ptxas must know the
+    register count at kernel entry. It knows it from `.maxntid` with
+    `.minnctapersm`: 65536 / (threads x blocks per SM), in units of 8.
+    With `.maxntid` alone ptxas may choose fewer registers for the entry,
+    and then drops every `setmaxnreg` (its note C7508: "'setmaxnreg'
+    ignored; unable to determine register count at entry"), which leaves
+    the consumer warpgroups of a warp-specialized kernel without the
+    registers they were compiled for.
+
+    This pass sets `nvvm.minctasm = 1` on every `gpu.func` kernel that
+    contains `nvvm.setmaxregister` (kernel outlining does not carry
+    attributes from `gpu.launch`); `--attn-gpu-pipeline` runs it after
+    outlining. Kernels that already declare a minimum keep it.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_TD
