@@ -101,7 +101,8 @@ def kernel_kind(v):
     """Variants of one kind share the kernel's synchronization: once one
     hangs, the others of its kind are skipped instead of each costing the
     time limit."""
-    return (bool(v.get("wgmma")), bool(v.get("tma")), bool(v.get("ws")))
+    return (bool(v.get("wgmma")), bool(v.get("tma")), bool(v.get("ws")),
+            bool(v.get("overlap", True)))
 
 
 def run_driver(art, name, b, lq, lk, work, iters=0,
@@ -318,7 +319,7 @@ def main() -> int:
                 if tv.get("tma"):
                     tiles += " tma"
                 if tv.get("ws"):
-                    tiles += " ws"
+                    tiles += " ws" if tv.get("overlap", True) else " ws serial"
                 if tv.get("rescale", 8.0) < 0:
                     tiles += " eager"
                 row = {"B": b, "H": h, "L": L, "D": d, "causal": causal,

@@ -56,6 +56,7 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
   toGPU.wgmma = options.wgmma;
   toGPU.tma = options.tma;
   toGPU.warpSpecialize = options.warpSpecialize;
+  toGPU.intraWarpgroupOverlap = options.intraWarpgroupOverlap;
   toGPU.rescaleThreshold = options.rescaleThreshold;
   toGPU.chip = options.chip;
   pm.addPass(createAttnToGPU(toGPU));
@@ -101,6 +102,7 @@ void mlir::attn::buildAttnGPUEmulationPipeline(
   toGPU.wgmma = options.wgmma;
   toGPU.tma = options.tma;
   toGPU.warpSpecialize = options.warpSpecialize;
+  toGPU.intraWarpgroupOverlap = options.intraWarpgroupOverlap;
   toGPU.rescaleThreshold = options.rescaleThreshold;
   pm.addPass(createAttnToGPU(toGPU));
   // No attn op is left: the CPU pipeline only lowers the emulation to LLVM.

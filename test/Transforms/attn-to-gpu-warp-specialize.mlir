@@ -5,7 +5,11 @@
 // arrival per consumer warp); the other warpgroups are consumers, each
 // computing one 64-row slab, releasing each buffer as soon as its wgmma have
 // read it. The producer gives its registers to the consumers (setmaxnreg).
-// RUN: attn-opt %s --attn-to-gpu="wgmma warp-specialize" --canonicalize --cse | FileCheck %s
+// By default each consumer runs a block's softmax while the tensor cores
+// compute the previous block's P V (FlashAttention-3's intra-warpgroup
+// overlap); SERIAL checks the plain loop.
+// RUN: attn-opt %s --attn-to-gpu="wgmma warp-specialize" --canonicalize --cse | FileCheck %s --check-prefixes=CHECK,OVERLAP
+// RUN: attn-opt %s --attn-to-gpu="wgmma warp-specialize intra-warpgroup-overlap=0" --canonicalize --cse | FileCheck %s --check-prefixes=CHECK,SERIAL
 // RUN: attn-opt %s --attn-to-gpu="wgmma warp-specialize emulate" | FileCheck %s --check-prefix=EMU
 // RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_90a format=isa wgmma=1 warp-specialize=1" -o %t.mlir
 // RUN: %gpu-binary %t.mlir %t.objects | FileCheck %s --check-prefix=OBJ
@@ -80,46 +84,111 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // The consumers take 240 registers; thread 128 + t is consumer thread t.
+// OVERLAP: } else {
+// OVERLAP-NEXT: nvvm.setmaxregister  increase 240
+// OVERLAP-NEXT: %[[CTID:.*]] = arith.subi %thread_id_x, %c128
+// OVERLAP-NEXT: %[[WARP:.*]] = arith.divui %[[CTID]], %c32
+// OVERLAP-NEXT: %[[LANE:.*]] = arith.remui %[[CTID]], %c32
+// Block 0, if any: its K (with Q), the slab's S (Q's descriptors 64 rows
+// further per warpgroup: 512 in the descriptor's 16-byte units), K
+// released once its wgmma are done (lane 0 of each warp), the softmax; the
+// step's state is the row maxima and sums, and P: 44 packed bf16 pairs
+// (176 keys), carried to the next step (O is still 0 here).
+// OVERLAP: %[[ANYC:.*]] = arith.cmpi sgt, %[[NUMKV]], %c0
+// OVERLAP-NEXT: %[[FIRST:.*]]:51 = scf.if %[[ANYC]] -> (f32, f32, f32, f32, vector<2xbf16>,
+// OVERLAP-NEXT: nvgpu.mbarrier.try_wait.parity %[[BARS]][%c0], %false
+// OVERLAP-NEXT: %[[GROUP:.*]] = arith.divui %[[WARP]], %c4
+// OVERLAP-NEXT: %[[SLAB:.*]] = arith.muli %[[GROUP]], %c512
+// OVERLAP-NEXT: %[[SLAB64:.*]] = arith.index_cast %[[SLAB]] : index to i64
+// OVERLAP: %[[DESCQ:.*]] = arith.addi %{{.*}}, %[[SLAB64]] : i64
+// OVERLAP-NEXT: nvvm.wgmma.mma_async %[[DESCQ]], %{{.*}}, <m = 64, n = 176, k = 16>
+// OVERLAP-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 176, k = 16>
+// OVERLAP: nvvm.wgmma.commit.group.sync.aligned
+// OVERLAP-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// OVERLAP: %[[FIRSTLANE:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// OVERLAP-NEXT: scf.if %[[FIRSTLANE]] {
+// OVERLAP-NEXT: nvgpu.mbarrier.arrive %[[BARS]][%c4]
+// OVERLAP-NOT: wgmma.mma_async.sync.aligned.m64n128k16
+// OVERLAP: scf.yield
+// Step j >= 1: K of block j; S_j issued; O rescaled as block j - 1's
+// softmax asked (skipped unless a row's maximum moved); V of block j - 1;
+// its P V issued with P from registers. Then S_j is waited for while P V
+// is in flight (wait_group 1), K released, S_j's softmax, P V waited for,
+// and block j - 1's V released.
+// OVERLAP: scf.for %[[J:.*]] = %c1 to %[[NUMKV]] step %c1 iter_args(
+// OVERLAP-NEXT: %[[PREV:.*]] = arith.subi %[[J]], %c1
+// OVERLAP-NEXT: %[[PREVBUF:.*]] = arith.remui %[[PREV]], %c2
+// OVERLAP-NEXT: %[[BUF:.*]] = arith.remui %[[J]], %c2
+// OVERLAP: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[BUF]]]
+// OVERLAP-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 176, k = 16>
+// OVERLAP: nvvm.wgmma.commit.group.sync.aligned
+// OVERLAP-NEXT: %[[FULLV:.*]] = arith.addi %[[PREVBUF]], %c2
+// OVERLAP: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[FULLV]]]
+// OVERLAP-NEXT: %{{.*}}:64 = scf.if %{{.*}} -> (f32,
+// OVERLAP: arith.mulf
+// OVERLAP-COUNT-11: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// OVERLAP: nvvm.wgmma.commit.group.sync.aligned
+// OVERLAP-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// OVERLAP: %[[RELK:.*]] = arith.addi %[[BUF]], %c4
+// OVERLAP: nvgpu.mbarrier.arrive %[[BARS]][%[[RELK]]]
+// OVERLAP: vector.from_elements
+// OVERLAP: nvvm.wgmma.wait.group.sync.aligned 0
+// OVERLAP: %[[RELV:.*]] = arith.addi %[[PREVBUF]], %c6
+// OVERLAP-NEXT: scf.if %{{.*}} {
+// OVERLAP-NEXT: nvgpu.mbarrier.arrive %[[BARS]][%[[RELV]]]
+// OVERLAP-NOT: gpu.barrier
+// OVERLAP: scf.yield
+// The last block's P V, after the loop.
+// OVERLAP: scf.if %[[ANYC]] -> (f32,
+// OVERLAP-NEXT: %[[LAST:.*]] = arith.subi %[[NUMKV]], %c1
+// OVERLAP-NEXT: %[[LASTBUF:.*]] = arith.remui %[[LAST]], %c2
+// OVERLAP-NEXT: %[[LASTV:.*]] = arith.addi %[[LASTBUF]], %c2
+// OVERLAP: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[LASTV]]]
+// OVERLAP-COUNT-11: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// OVERLAP: nvvm.wgmma.wait.group.sync.aligned 0
+// OVERLAP: %[[RELLAST:.*]] = arith.addi %[[LASTBUF]], %c6
+// OVERLAP: nvgpu.mbarrier.arrive %[[BARS]][%[[RELLAST]]]
+// The plain loop: the same step as one sequence, P V waited for at once.
 // Step j waits for block j's K (phase j / 2 of barrier j % 2), computes
 // its slab's S (Q's descriptors 64 rows further per warpgroup: 512 in the
 // descriptor's 16-byte units), releases K once its wgmma are done (lane 0
 // of each warp), then waits for V, and releases V after P V.
-// CHECK: } else {
-// CHECK-NEXT: nvvm.setmaxregister  increase 240
-// CHECK-NEXT: %[[CTID:.*]] = arith.subi %thread_id_x, %c128
-// CHECK-NEXT: %[[WARP:.*]] = arith.divui %[[CTID]], %c32
-// CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[CTID]], %c32
-// CHECK: scf.for %[[CJ:.*]] = %c0 to %[[NUMKV]] step %c1
-// CHECK-NEXT: %[[CBUF:.*]] = arith.remui %[[CJ]], %c2
-// CHECK-NEXT: %[[CPHASE:.*]] = arith.divui %[[CJ]], %c2
-// CHECK-NEXT: %[[CPBIT:.*]] = arith.remui %[[CPHASE]], %c2
-// CHECK-NEXT: %[[CPARITY:.*]] = arith.cmpi eq, %[[CPBIT]], %c1
-// CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[CBUF]]], %[[CPARITY]]
-// CHECK-NEXT: %[[GROUP:.*]] = arith.divui %[[WARP]], %c4
-// CHECK-NEXT: %[[SLAB:.*]] = arith.muli %[[GROUP]], %c512
-// CHECK-NEXT: %[[SLAB64:.*]] = arith.index_cast %[[SLAB]] : index to i64
-// CHECK: nvvm.wgmma.fence.aligned
-// CHECK: %[[DESCQ:.*]] = arith.addi %{{.*}}, %[[SLAB64]] : i64
-// CHECK-NEXT: nvvm.wgmma.mma_async %[[DESCQ]], %{{.*}}, <m = 64, n = 176, k = 16>
-// CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 176, k = 16>
-// CHECK-NOT: nvvm.wgmma.mma_async
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: %[[RELK:.*]] = arith.addi %[[CBUF]], %c4
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
-// CHECK-NEXT: scf.if %[[FIRST]] {
-// CHECK-NEXT: nvgpu.mbarrier.arrive %[[BARS]][%[[RELK]]]
-// CHECK-NOT: gpu.barrier
-// CHECK: %[[CFULLV:.*]] = arith.addi %[[CBUF]], %c2
-// CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[CFULLV]]], %[[CPARITY]]
-// CHECK-COUNT-11: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: %[[RELV:.*]] = arith.addi %[[CBUF]], %c6
-// CHECK-NEXT: scf.if %[[FIRST]] {
-// CHECK-NEXT: nvgpu.mbarrier.arrive %[[BARS]][%[[RELV]]]
-// CHECK-NOT: gpu.barrier
-// CHECK: scf.yield
+// SERIAL: } else {
+// SERIAL-NEXT: nvvm.setmaxregister  increase 240
+// SERIAL-NEXT: %[[CTID:.*]] = arith.subi %thread_id_x, %c128
+// SERIAL-NEXT: %[[WARP:.*]] = arith.divui %[[CTID]], %c32
+// SERIAL-NEXT: %[[LANE:.*]] = arith.remui %[[CTID]], %c32
+// SERIAL: scf.for %[[CJ:.*]] = %c0 to %[[NUMKV]] step %c1
+// SERIAL-NEXT: %[[CBUF:.*]] = arith.remui %[[CJ]], %c2
+// SERIAL-NEXT: %[[CPHASE:.*]] = arith.divui %[[CJ]], %c2
+// SERIAL-NEXT: %[[CPBIT:.*]] = arith.remui %[[CPHASE]], %c2
+// SERIAL-NEXT: %[[CPARITY:.*]] = arith.cmpi eq, %[[CPBIT]], %c1
+// SERIAL-NEXT: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[CBUF]]], %[[CPARITY]]
+// SERIAL-NEXT: %[[GROUP:.*]] = arith.divui %[[WARP]], %c4
+// SERIAL-NEXT: %[[SLAB:.*]] = arith.muli %[[GROUP]], %c512
+// SERIAL-NEXT: %[[SLAB64:.*]] = arith.index_cast %[[SLAB]] : index to i64
+// SERIAL: nvvm.wgmma.fence.aligned
+// SERIAL: %[[DESCQ:.*]] = arith.addi %{{.*}}, %[[SLAB64]] : i64
+// SERIAL-NEXT: nvvm.wgmma.mma_async %[[DESCQ]], %{{.*}}, <m = 64, n = 176, k = 16>
+// SERIAL-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 176, k = 16>
+// SERIAL-NOT: nvvm.wgmma.mma_async
+// SERIAL: nvvm.wgmma.commit.group.sync.aligned
+// SERIAL-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// SERIAL: %[[RELK:.*]] = arith.addi %[[CBUF]], %c4
+// SERIAL: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// SERIAL-NEXT: scf.if %[[FIRST]] {
+// SERIAL-NEXT: nvgpu.mbarrier.arrive %[[BARS]][%[[RELK]]]
+// SERIAL-NOT: gpu.barrier
+// SERIAL: %[[CFULLV:.*]] = arith.addi %[[CBUF]], %c2
+// SERIAL-NEXT: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[CFULLV]]], %[[CPARITY]]
+// SERIAL-COUNT-11: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// SERIAL: nvvm.wgmma.commit.group.sync.aligned
+// SERIAL-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// SERIAL: %[[RELV:.*]] = arith.addi %[[CBUF]], %c6
+// SERIAL-NEXT: scf.if %[[FIRST]] {
+// SERIAL-NEXT: nvgpu.mbarrier.arrive %[[BARS]][%[[RELV]]]
+// SERIAL-NOT: gpu.barrier
+// SERIAL: scf.yield
 // The epilogue: each warpgroup writes its O rows over its own Q slab (no
 // barrier before), fences them for the async proxy, the consumers meet on
 // named barrier 1 (256 threads), and consumer thread 0 stores the panels.
@@ -140,20 +209,20 @@
 
 // The emulation models the empty barriers' arrivals too.
 // EMU: llvm.mlir.global internal constant @{{.*}}("attn GPU emulation: more arrivals on an mbarrier than its phase expects\00")
-// The emulation runs each consumer warpgroup as a 128-lane program: at each
-// step, the two warpgroups' S (one call each), then the producer's refill of
-// K block j + 2, their softmaxes, their P V, and the refill of V.
+// The emulation runs each consumer warpgroup as a 128-lane program. In each
+// step after block 0: warpgroup 0's S and P V, warpgroup 1's, then the
+// producer's refill of the K buffer they released (block j + 2), their
+// softmaxes, and the refill of the V buffer (block j + 1).
 // EMU-LABEL: func.func @gqa_d128
-// EMU: scf.for
-// EMU: scf.for
-// EMU: scf.for
-// EMU: scf.for
-// EMU: call @__attn_emu_wgmma176acc
-// EMU: call @__attn_emu_wgmma176acc
-// EMU: call @__attn_emu_tma176
-// EMU: call @__attn_emu_wgmmar128tacc
-// EMU: call @__attn_emu_wgmmar128tacc
-// EMU: call @__attn_emu_tma176
+// EMU: scf.for %{{.*}} = %c1{{(_[0-9]+)?}} to %{{.*}} iter_args(
+// EMU: call @__attn_emu_wgmma176_0
+// EMU-COUNT-11: call @__attn_emu_wgmmar128tacc_0
+// EMU: call @__attn_emu_wgmma176_0
+// EMU-COUNT-11: call @__attn_emu_wgmmar128tacc_0
+// EMU: call @__attn_emu_tma176_0(%arg1,
+// EMU: call @__attn_emu_tma176_0(%arg1,
+// EMU: call @__attn_emu_tma176_0(%arg2,
+// EMU: call @__attn_emu_tma176_0(%arg2,
 // EMU: scf.yield
 
 // OBJ: gqa_d128_kernel.sm_90a.ptx

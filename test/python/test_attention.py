@@ -203,7 +203,8 @@ def test_cuda_target_takes_tma():
 
 
 def test_cuda_target_takes_warp_specialize():
-    shape = (1, 2, 100, 128)
+    # Three 176-key steps.
+    shape = (1, 2, 400, 128)
     kernel = attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
                                          target="cuda", binary_format="isa",
                                          chip="sm_90a", wgmma=True,
@@ -222,6 +223,14 @@ def test_cuda_target_takes_warp_specialize():
                                        chip="sm_90a", wgmma=True,
                                        warp_specialize=True, block_q=192)
     assert ".maxntid 512, 1, 1" in rows.ptx
+    # The overlap waits for S with the previous block's P V in flight.
+    assert "wgmma.wait_group.sync.aligned \t1;" in kernel.ptx
+    serial = attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
+                                         target="cuda", binary_format="isa",
+                                         chip="sm_90a", wgmma=True,
+                                         warp_specialize=True,
+                                         intra_warpgroup_overlap=False)
+    assert "wgmma.wait_group.sync.aligned \t1;" not in serial.ptx
     with pytest.raises(MLIRError, match="add wgmma=1"):
         attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
                                     target="cuda", chip="sm_90a",

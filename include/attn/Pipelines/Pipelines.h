@@ -76,6 +76,11 @@ struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
       llvm::cl::desc("With wgmma: a TMA producer warpgroup and block-q / 64 "
                      "consumer warpgroups (implies tma)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> intraWarpgroupOverlap{
+      *this, "intra-warpgroup-overlap",
+      llvm::cl::desc("With warp-specialize: a block's softmax overlaps the "
+                     "previous block's P V"),
+      llvm::cl::init(true)};
   PassOptions::Option<double> rescaleThreshold{
       *this, "rescale-threshold",
       llvm::cl::desc("Lazy rescaling threshold (base 2, at most 8; "

@@ -245,10 +245,13 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     a full mbarrier (the producer's bytes) and an empty one (an arrival per
     consumer warp once its wgmma have read the buffer); the other
     block-q / 64 warpgroups are consumers, each computing one 64-row slab
-    with no block-wide barrier in the K/V loop. The producer gives its
-    registers to the consumers (`setmaxnreg`). Default tiles: 192 x 128 up
-    to D = 64, 128 x 176 (128 x 128 causal) up to D = 128, 128 x 64 above
-    and with a mask or bias; block-kv may be up to 256.
+    with no block-wide barrier in the K/V loop, and (unless
+    `intra-warpgroup-overlap=false`) running each block's softmax while
+    the tensor cores compute the previous block's P V. The producer gives
+    its registers to the consumers (`setmaxnreg`; the GPU pipeline then
+    runs `--attn-gpu-launch-bounds`). Default tiles: 192 x 128 up to
+    D = 64, 128 x 176 (128 x 128 causal) up to D = 128, 128 x 64 above and
+    with a mask or bias; block-kv may be up to 256.
 
     With `emulate=true` the same per-block program is emitted as CPU code:
     loops over the grid, and the 128 threads of a block as the lanes of
@@ -283,6 +286,11 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
            "warpgroup loads K and V by TMA into two stages each, for "
            "block-q / 64 consumer warpgroups of one 64-row slab each "
            "(implies tma; block-q 64, 128 or 192, block-kv up to 256)">,
+    Option<"intraWarpgroupOverlap", "intra-warpgroup-overlap", "bool",
+           /*default=*/"true",
+           "With warp-specialize: each consumer runs a K/V block's softmax "
+           "while the tensor cores compute the previous block's P V "
+           "(FlashAttention-3's intra-warpgroup overlap)">,
     Option<"rescaleThreshold", "rescale-threshold", "double",
            /*default=*/"8.0",
            "Lazy rescaling: a warp rescales O only when a row maximum rises "

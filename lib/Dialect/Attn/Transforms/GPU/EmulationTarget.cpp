@@ -378,6 +378,13 @@ public:
             arith::TruncFOp::create(b, loc, type, hi)};
   }
 
+  SmallVector<Value> packedParts(const PackedReg &r) override {
+    return {r.lo, r.hi};
+  }
+  PackedReg fromPackedParts(ValueRange parts) override {
+    return {{}, parts[0], parts[1]};
+  }
+
   Value sharedAddress(Value byteOffset) override {
     // The emulated shared memory starts at address 0.
     return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), byteOffset);

@@ -195,6 +195,8 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     }
     cfg.tma = true;
     cfg.warpSpecialized = request.warpSpecialize;
+    cfg.intraWarpgroupOverlap =
+        request.warpSpecialize && request.intraWarpgroupOverlap;
   }
   cfg.headDimQK = d;
   cfg.headDimV = dv;
@@ -547,6 +549,17 @@ private:
   /// the producer's loads of block j + 2 as soon as block j's buffers are
   /// released.
   void emitConsumers(bool produce);
+  /// The same with FlashAttention-3's intra-warpgroup overlap (see there).
+  void emitOverlappedConsumers(bool produce);
+  /// Selects consumer warpgroup c's thread coordinates where `emulated`
+  /// (the emulation's program c; on the GPU the thread's own) and returns
+  /// its slab's offset in Q's wgmma descriptors (i64, uniform in the
+  /// warpgroup: per thread on the GPU, a constant per program emulated).
+  Value selectConsumer(int64_t c, bool emulated);
+  /// The parity of the full-barrier phase that block `block` completes.
+  Value fullPhaseParity(Value block);
+  /// The consumer warps' arrival on an empty barrier.
+  void releaseBuffer(Value barrier);
   /// The producer's load of the K (or V) tile of `block` into buffer
   /// block % 2, where `pred` (uniform) holds: it waits until the consumers
   /// released the buffer's previous block (block - 2), then announces
@@ -572,11 +585,23 @@ private:
   /// exponent's input (see scoreScale), with masks where needed.
   void computeLogits(MutableArrayRef<SmallVector<Value>> s,
                      ArrayRef<int64_t> tiles, Value j);
+  /// The rescaling of a row tile's O accumulators that one softmax step
+  /// asks for: by alpha of the thread's two rows (g, g + 8), skipped where
+  /// `moved` (lazy rescaling, warp-uniform; null: always) is false.
+  struct PendingRescale {
+    Value alpha[2];
+    Value moved;
+  };
   /// Online softmax of row tile `rt`: s becomes P; `acc` (the row tile's O
-  /// accumulators, from `state`) is rescaled; the new row maxima and sums
+  /// accumulators, from `state`) is rescaled, or, with `deferred`, left as
+  /// it is and its rescaling returned there; the new row maxima and sums
   /// are appended to `yield`.
   void onlineSoftmax(int64_t rt, ValueRange state, SmallVector<Value> &s,
-                     SmallVector<Value> &acc, SmallVector<Value> &yield);
+                     SmallVector<Value> &acc, SmallVector<Value> &yield,
+                     PendingRescale *deferred = nullptr);
+  /// Applies `pending` to O accumulators `acc` and row sums `sums`.
+  void rescaleRows(MutableArrayRef<Value> acc, MutableArrayRef<Value> sums,
+                   const PendingRescale &pending);
   /// The epilogue: full row sums, one division per row, hidden rows write
   /// 0. `results` is the loop's final state: of `copies` programs (see
   /// emitConsumers), each selected by `selectCopy` before its part.
@@ -1091,7 +1116,8 @@ void FlashAttentionEmitter::computeLogits(MutableArrayRef<SmallVector<Value>> s,
 void FlashAttentionEmitter::onlineSoftmax(int64_t rt, ValueRange state,
                                           SmallVector<Value> &s,
                                           SmallVector<Value> &acc,
-                                          SmallVector<Value> &yield) {
+                                          SmallVector<Value> &yield,
+                                          PendingRescale *deferred) {
   int64_t numRT = cfg.rowTiles(), sTiles = cfg.blockKV / 8,
           oTiles = cfg.headDimV / 8;
   ValueRange st = state.slice(4 * rt, 4);
@@ -1145,35 +1171,50 @@ void FlashAttentionEmitter::onlineSoftmax(int64_t rt, ValueRange state,
     rowSum[h] = fadd(rowSum[h], s[i]);
   }
   // O and the sums, rescaled by their row's alpha (skipped where the
-  // maxima stayed).
-  SmallVector<Value> carried(acc), factors;
-  for (size_t i = 0; i < acc.size(); ++i)
-    factors.push_back(alpha[(i % 4) / 2]);
-  carried.append({st[2], st[3]});
-  factors.append({alpha[0], alpha[1]});
-  auto rescale = [&](ValueRange values) {
-    SmallVector<Value> out;
-    for (auto [v, f] : llvm::zip_equal(values, factors))
-      out.push_back(fmul(v, f));
-    return out;
-  };
-  if (lazy && t.hasScalarControlFlow()) {
-    auto ifOp = scf::IfOp::create(b, loc, ValueRange(carried).getTypes(), moved,
-                                  /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    scf::YieldOp::create(b, loc, rescale(carried));
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(b, loc, carried);
-    carried.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+  // maxima stayed); deferred, the sums only.
+  PendingRescale pending{{alpha[0], alpha[1]}, moved};
+  SmallVector<Value> sums = {st[2], st[3]};
+  if (deferred) {
+    *deferred = pending;
+    rescaleRows({}, sums, pending);
   } else {
-    // (Lazy: where the maxima stayed, alpha is exactly exp2(0) = 1.)
-    carried = rescale(carried);
+    rescaleRows(acc, sums, pending);
   }
-  acc.assign(carried.begin(), carried.end() - 2);
   yield.append({mNew[0], mNew[1]});
   for (int h = 0; h < 2; ++h)
-    yield.push_back(fadd(carried[acc.size() + h], rowSum[h]));
+    yield.push_back(fadd(sums[h], rowSum[h]));
+}
+
+void FlashAttentionEmitter::rescaleRows(MutableArrayRef<Value> acc,
+                                        MutableArrayRef<Value> sums,
+                                        const PendingRescale &pending) {
+  // Accumulator i holds row half (i % 4) / 2; sum h, row half h.
+  SmallVector<Value> values(acc);
+  values.append(sums.begin(), sums.end());
+  auto rescale = [&]() {
+    SmallVector<Value> out;
+    for (auto [i, v] : llvm::enumerate(values)) {
+      size_t half = i < acc.size() ? (i % 4) / 2 : i - acc.size();
+      out.push_back(fmul(v, pending.alpha[half]));
+    }
+    return out;
+  };
+  SmallVector<Value> result;
+  if (!pending.moved || !t.hasScalarControlFlow()) {
+    // (Lazy: where the maxima stayed, alpha is exactly exp2(0) = 1.)
+    result = rescale();
+  } else {
+    auto ifOp = scf::IfOp::create(b, loc, ValueRange(values).getTypes(),
+                                  pending.moved, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, rescale());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, values);
+    result.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+  }
+  llvm::copy(ArrayRef<Value>(result).take_front(acc.size()), acc.begin());
+  llvm::copy(ArrayRef<Value>(result).drop_front(acc.size()), sums.begin());
 }
 
 void FlashAttentionEmitter::emit() {
@@ -1412,7 +1453,10 @@ void FlashAttentionEmitter::emitWarpSpecialized() {
     // The emulation runs the consumers' programs; the producer fills both
     // buffers, then refills each as soon as the consumers release it.
     produceFirst(2);
-    emitConsumers(/*produce=*/true);
+    if (cfg.intraWarpgroupOverlap)
+      emitOverlappedConsumers(/*produce=*/true);
+    else
+      emitConsumers(/*produce=*/true);
     t.endBarriers();
     return;
   }
@@ -1442,7 +1486,10 @@ void FlashAttentionEmitter::emitWarpSpecialized() {
     if (cfg.consumerRegisters())
       t.setMaxRegisters(cfg.consumerRegisters(), /*increase=*/true);
     setThread(arith::SubIOp::create(b, loc, tid, pc(kThreadsPerWarpGroup)));
-    emitConsumers(/*produce=*/false);
+    if (cfg.intraWarpgroupOverlap)
+      emitOverlappedConsumers(/*produce=*/false);
+    else
+      emitConsumers(/*produce=*/false);
   }
 }
 
@@ -1451,18 +1498,7 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
   // runs every consumer warpgroup's as a 128-lane program of its own, one
   // after the other at each phase of a step: `copies` of them.
   int64_t copies = produce ? cfg.consumerGroups() : 1;
-  // Selects copy c's thread coordinates (the emulation's warpgroup c), and
-  // returns its slab's offset in Q's wgmma descriptors (i64, uniform in
-  // the warpgroup: per thread on the GPU, a constant per copy here).
-  Type i64 = b.getI64Type();
-  int64_t slabDescBytes = (64 * kPanelRowBytes) >> 4;
-  auto selectCopy = [&](int64_t c) -> Value {
-    if (!produce)
-      return arith::IndexCastOp::create(
-          b, loc, i64, mul(div(warp, pc(4)), pc(slabDescBytes)));
-    setThread(add(t.threadId(), pc(c * kThreadsPerWarpGroup)));
-    return arith::ConstantIntOp::create(b, loc, i64, c * slabDescBytes);
-  };
+  auto selectCopy = [&](int64_t c) { return selectConsumer(c, produce); };
   int64_t sTiles = cfg.blockKV / 8;
   SmallVector<Value> inits;
   for (int64_t c = 0; c < copies; ++c)
@@ -1476,15 +1512,10 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
     Value j = loop.getInductionVar();
     ValueRange state = loop.getRegionIterArgs();
     Value buf = rem(j, ci(2));
-    // Block j completes phase j / 2 of its buffers' full barriers.
-    Value parity =
-        cmp(arith::CmpIPredicate::eq, rem(div(j, ci(2)), ci(2)), ci(1));
+    Value parity = fullPhaseParity(j);
     Value refill = add(j, ci(2));
     Value more = cmp(arith::CmpIPredicate::slt, refill, numKV);
-    // (One arrival per warp once its wgmma have read the buffer.)
-    auto release = [&](Value barrier) {
-      t.arriveBarrier(barrier, cmp(arith::CmpIPredicate::eq, lane, pc(0)));
-    };
+    auto release = [&](Value barrier) { releaseBuffer(barrier); };
 
     SmallVector<SmallVector<SmallVector<Value>>> s(copies);
     SmallVector<SmallVector<Value>> acc(copies), yield(copies);
@@ -1525,6 +1556,241 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
   }
   writeOutput(loop.getResults(), copies,
               [&](int64_t c) { (void)selectCopy(c); });
+}
+
+Value FlashAttentionEmitter::selectConsumer(int64_t c, bool emulated) {
+  Type i64 = b.getI64Type();
+  int64_t slabDescBytes = (64 * kPanelRowBytes) >> 4;
+  if (!emulated)
+    return arith::IndexCastOp::create(b, loc, i64,
+                                      mul(div(warp, pc(4)), pc(slabDescBytes)));
+  setThread(add(t.threadId(), pc(c * kThreadsPerWarpGroup)));
+  return arith::ConstantIntOp::create(b, loc, i64, c * slabDescBytes);
+}
+
+Value FlashAttentionEmitter::fullPhaseParity(Value block) {
+  // Block j completes phase j / 2 of its buffers' full barriers.
+  return cmp(arith::CmpIPredicate::eq, rem(div(block, ci(2)), ci(2)), ci(1));
+}
+
+void FlashAttentionEmitter::releaseBuffer(Value barrier) {
+  // One arrival per warp, once its wgmma have read the buffer.
+  t.arriveBarrier(barrier, cmp(arith::CmpIPredicate::eq, lane, pc(0)));
+}
+
+void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
+  // FlashAttention-3's intra-warpgroup overlap: step j issues S_j and then
+  // P_{j-1} V_{j-1}, waits for S_j only, and runs S_j's softmax while the
+  // tensor cores compute P_{j-1} V_{j-1}; the rescaling of O that S_j's
+  // softmax asks for waits until step j + 1, before its P V is issued
+  // (O is complete then). P and that rescaling are carried to the next
+  // step; block 0's S and softmax come before the loop, the last P V
+  // after it.
+  int64_t copies = produce ? cfg.consumerGroups() : 1;
+  int64_t sTiles = cfg.blockKV / 8, oTiles = cfg.headDimV / 8;
+  int64_t kSteps = cfg.blockKV / 16;
+  bool lazy = cfg.rescaleThreshold >= 0;
+  // Each copy's state: row maxima and sums (4), O (oTiles * 4), P (the
+  // packed A fragments of P V, as carried by the target), alpha (2), and
+  // with lazy rescaling whether the maxima moved.
+  SmallVector<PackedReg> zeroP;
+  for (int64_t i = 0; i < 4 * kSteps; ++i)
+    zeroP.push_back(t.pack(pf(0.0), pf(0.0)));
+  int64_t partsPerReg = t.packedParts(zeroP[0]).size();
+  int64_t base = 4 + oTiles * 4, pSize = 4 * kSteps * partsPerReg;
+  size_t stateSize = base + pSize + 2 + (lazy ? 1 : 0);
+  struct CopyState {
+    SmallVector<Value> stats, acc;
+    SmallVector<PackedReg> p;
+    PendingRescale pending;
+  };
+  auto unpack = [&](ValueRange st) {
+    CopyState c;
+    c.stats.assign(st.begin(), st.begin() + 4);
+    c.acc.assign(st.begin() + 4, st.begin() + base);
+    for (int64_t i = 0; i < 4 * kSteps; ++i)
+      c.p.push_back(
+          t.fromPackedParts(st.slice(base + i * partsPerReg, partsPerReg)));
+    c.pending.alpha[0] = st[base + pSize];
+    c.pending.alpha[1] = st[base + pSize + 1];
+    if (lazy)
+      c.pending.moved = st[base + pSize + 2];
+    return c;
+  };
+  auto pack = [&](const CopyState &c) {
+    SmallVector<Value> out(c.stats);
+    out.append(c.acc);
+    for (const PackedReg &r : c.p)
+      out.append(t.packedParts(r));
+    out.append({c.pending.alpha[0], c.pending.alpha[1]});
+    if (lazy)
+      out.push_back(c.pending.moved);
+    return out;
+  };
+  auto initial = [&]() {
+    CopyState c;
+    SmallVector<Value> st = initialLoopState();
+    c.stats.assign(st.begin(), st.begin() + 4);
+    c.acc.assign(st.begin() + 4, st.end());
+    c.p = zeroP;
+    c.pending = {{pf(1.0), pf(1.0)}, {}};
+    if (lazy)
+      c.pending.moved = t.lift(arith::ConstantIntOp::create(b, loc, 0, 1));
+    return c;
+  };
+  // S_j of every copy, waited for with `pending` later groups in flight
+  // (each copy's P V), then K released; the producer's K refill.
+  auto scores = [&](Value j, ArrayRef<CopyState> in,
+                    SmallVector<SmallVector<Value>> &s,
+                    function_ref<void(int64_t)> between) {
+    Value buf = rem(j, ci(2));
+    s.assign(copies, SmallVector<Value>(sTiles * 4, pf(0.0)));
+    for (int64_t c = 0; c < copies; ++c) {
+      Value slab = selectConsumer(c, produce);
+      SmallVector<SmallVector<Value>> one(1, s[c]);
+      issueScoresWgmma(one, buf, slab);
+      int pendingGroups = 0;
+      if (between) {
+        between(c);
+        pendingGroups = 1;
+      }
+      t.wgmmaWait(pendingGroups, one[0]);
+      s[c] = one[0];
+      releaseBuffer(emptyBarrier(false, buf));
+    }
+    if (produce)
+      produceTile(/*value=*/false, add(j, ci(2)),
+                  cmp(arith::CmpIPredicate::slt, add(j, ci(2)), numKV));
+  };
+  // Copy c's softmax of S_j: its new P and pending rescale.
+  auto softmax = [&](Value j, ValueRange stIn, CopyState &out,
+                     SmallVector<Value> &sc) {
+    SmallVector<SmallVector<Value>> one(1, sc);
+    computeLogits(one, {0}, j);
+    SmallVector<Value> yield, accUnused;
+    onlineSoftmax(0, stIn, one[0], accUnused, yield, &out.pending);
+    out.stats.assign(yield.begin(), yield.end());
+    out.p.clear();
+    for (int64_t kk = 0; kk < kSteps; ++kk)
+      out.p.append(probabilityFragment(one[0], kk));
+  };
+  // Copy c's O rescaled as its last softmax asked, then P V of K/V buffer
+  // `buf` issued (not waited for).
+  auto issuePV = [&](CopyState &c, Value buf) {
+    SmallVector<Value> noSums;
+    rescaleRows(c.acc, noSums, c.pending);
+    SmallVector<PackedReg> a(c.p);
+    t.wgmmaFence(c.acc, a);
+    int64_t bn = cfg.blockKV, dv = cfg.headDimV;
+    Value vDesc = wgmmaDescriptor(vBufferOffset(buf), bn * kPanelRowBytes,
+                                  kPanelGroupBytes);
+    for (int64_t kk = 0; kk < kSteps; ++kk) {
+      Value descV = advanceDescriptor(vDesc, kk * 16 * kPanelRowBytes);
+      c.acc = t.wgmmaRegA(ArrayRef<PackedReg>(a).slice(4 * kk, 4), descV, c.acc,
+                          dv, /*accumulate=*/true, /*transposeB=*/true);
+    }
+    t.wgmmaCommit();
+  };
+
+  // Block 0, if any: S_0 and its softmax.
+  Value any = cmp(arith::CmpIPredicate::sgt, numKV, ci(0));
+  SmallVector<Value> inits;
+  for (int64_t c = 0; c < copies; ++c)
+    inits.append(pack(initial()));
+  auto first = scf::IfOp::create(b, loc, ValueRange(inits).getTypes(), any,
+                                 /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(first.thenBlock());
+    t.waitBarrier(fullBarrier(false, ci(0)), fullPhaseParity(ci(0)));
+    SmallVector<SmallVector<Value>> s;
+    SmallVector<CopyState> states(copies);
+    scores(ci(0), {}, s, {});
+    SmallVector<Value> out;
+    for (int64_t c = 0; c < copies; ++c) {
+      selectConsumer(c, produce);
+      CopyState init = initial();
+      states[c] = init;
+      SmallVector<Value> stIn(init.stats);
+      stIn.append(init.acc);
+      softmax(ci(0), stIn, states[c], s[c]);
+      out.append(pack(states[c]));
+    }
+    scf::YieldOp::create(b, loc, out);
+    b.setInsertionPointToStart(first.elseBlock());
+    scf::YieldOp::create(b, loc, inits);
+  }
+
+  // Step j >= 1: S_j, then P_{j-1} V_{j-1}; S_j's softmax; P V waited for.
+  auto loop = scf::ForOp::create(b, loc, ci(1), numKV, ci(1),
+                                 ValueRange(first.getResults()));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    Value prev = arith::SubIOp::create(b, loc, j, ci(1));
+    Value prevBuf = rem(prev, ci(2));
+    ValueRange state = loop.getRegionIterArgs();
+    SmallVector<CopyState> states;
+    for (int64_t c = 0; c < copies; ++c)
+      states.push_back(unpack(state.slice(c * stateSize, stateSize)));
+    t.waitBarrier(fullBarrier(false, rem(j, ci(2))), fullPhaseParity(j));
+    SmallVector<SmallVector<Value>> s;
+    scores(j, states, s, [&](int64_t c) {
+      // (V of block j - 1 came with it, long before: one wait, for the
+      // first copy.)
+      if (c == 0)
+        t.waitBarrier(fullBarrier(true, prevBuf), fullPhaseParity(prev));
+      issuePV(states[c], prevBuf);
+    });
+    SmallVector<Value> out;
+    for (int64_t c = 0; c < copies; ++c) {
+      selectConsumer(c, produce);
+      CopyState next = states[c];
+      SmallVector<Value> stIn(states[c].stats);
+      stIn.append(states[c].acc);
+      softmax(j, stIn, next, s[c]);
+      t.wgmmaWait(0, next.acc);
+      releaseBuffer(emptyBarrier(true, prevBuf));
+      out.append(pack(next));
+    }
+    if (produce)
+      produceTile(/*value=*/true, add(j, ci(1)),
+                  cmp(arith::CmpIPredicate::slt, add(j, ci(1)), numKV));
+    scf::YieldOp::create(b, loc, out);
+  }
+
+  // The last block's P V.
+  SmallVector<Value> results;
+  for (int64_t c = 0; c < copies; ++c) {
+    CopyState st = unpack(loop.getResults().slice(c * stateSize, stateSize));
+    results.append(st.stats);
+    results.append(st.acc);
+  }
+  auto last = scf::IfOp::create(b, loc, ValueRange(results).getTypes(), any,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(last.thenBlock());
+    Value lastBlock = arith::SubIOp::create(b, loc, numKV, ci(1));
+    Value lastBuf = rem(lastBlock, ci(2));
+    t.waitBarrier(fullBarrier(true, lastBuf), fullPhaseParity(lastBlock));
+    SmallVector<Value> out;
+    for (int64_t c = 0; c < copies; ++c) {
+      selectConsumer(c, produce);
+      CopyState st = unpack(loop.getResults().slice(c * stateSize, stateSize));
+      issuePV(st, lastBuf);
+      t.wgmmaWait(0, st.acc);
+      releaseBuffer(emptyBarrier(true, lastBuf));
+      out.append(st.stats);
+      out.append(st.acc);
+    }
+    scf::YieldOp::create(b, loc, out);
+    b.setInsertionPointToStart(last.elseBlock());
+    scf::YieldOp::create(b, loc, results);
+  }
+  writeOutput(last.getResults(), copies,
+              [&](int64_t c) { (void)selectConsumer(c, produce); });
 }
 
 void FlashAttentionEmitter::writeOutput(

@@ -55,6 +55,10 @@ struct FlashKernelConfig {
   /// and release each buffer as soon as their wgmma have read it. The
   /// producer gives its registers to the consumers (setmaxnreg).
   bool warpSpecialized = false;
+  /// Warp specialized: FlashAttention-3's intra-warpgroup overlap, the
+  /// softmax of each K/V block run while the tensor cores compute the
+  /// previous block's P V.
+  bool intraWarpgroupOverlap = false;
   /// Lazy rescaling: a warp moves its running row maxima (and rescales O)
   /// only when a row's maximum rises more than this (base 2); negative:
   /// at every step, as FlashAttention-2.
@@ -132,6 +136,8 @@ struct FlashKernelRequest {
   bool tma = false;
   /// The warp-specialized wgmma kernel (implies tma).
   bool warpSpecialize = false;
+  /// With it: the intra-warpgroup overlap.
+  bool intraWarpgroupOverlap = true;
   /// See FlashKernelConfig::rescaleThreshold (at most 8).
   double rescaleThreshold = 8.0;
   /// The target chip ("sm_80", "sm_90a", ...), or empty if not known.

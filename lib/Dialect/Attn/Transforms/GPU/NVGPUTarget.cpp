@@ -338,6 +338,13 @@ public:
     return {v, {}, {}};
   }
 
+  SmallVector<Value> packedParts(const PackedReg &r) override {
+    return {r.packed};
+  }
+  PackedReg fromPackedParts(ValueRange parts) override {
+    return {parts[0], {}, {}};
+  }
+
   void initBarriers(ArrayRef<int64_t> arrivals) override {
     auto groupType = nvgpu::MBarrierGroupType::get(
         b.getContext(),

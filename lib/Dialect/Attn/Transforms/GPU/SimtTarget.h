@@ -113,6 +113,10 @@ public:
   virtual Value fma(Value x, Value y, Value z) = 0;
   /// Rounds two f32 values to the element type and packs them (lo first).
   virtual PackedReg pack(Value lo, Value hi) = 0;
+  /// The values that make up `r`, to carry it through a loop, and `r` from
+  /// them.
+  virtual SmallVector<Value> packedParts(const PackedReg &r) = 0;
+  virtual PackedReg fromPackedParts(ValueRange parts) = 0;
 
   /// The shared-memory address (i64, uniform) of byte `byteOffset` (index,
   /// uniform) of the block's shared memory, whose byte 0 is aligned to the
