@@ -488,6 +488,9 @@ private:
   /// wgmma path: issues acc += P V for one slab (P rounded, from
   /// registers) as one wgmma group; `acc` is in flight until waited for.
   void issuePVWgmma(SmallVector<Value> &acc, ArrayRef<Value> p, Value buf);
+  /// The same with P already the A fragments (probabilityFragment).
+  void issuePVFragments(SmallVector<Value> &acc, SmallVector<PackedReg> a,
+                        Value buf);
   static SmallVector<Value> flatten(ArrayRef<SmallVector<Value>> tiles) {
     SmallVector<Value> flat;
     for (const SmallVector<Value> &tile : tiles)
@@ -919,12 +922,18 @@ void FlashAttentionEmitter::accumulatePVTF32(SmallVector<Value> &acc,
 
 void FlashAttentionEmitter::issuePVWgmma(SmallVector<Value> &acc,
                                          ArrayRef<Value> p, Value buf) {
+  SmallVector<PackedReg> a;
+  for (int64_t kk = 0; kk < cfg.blockKV / 16; ++kk)
+    a.append(probabilityFragment(p, kk));
+  issuePVFragments(acc, a, buf);
+}
+
+void FlashAttentionEmitter::issuePVFragments(SmallVector<Value> &acc,
+                                             SmallVector<PackedReg> a,
+                                             Value buf) {
   int64_t bn = cfg.blockKV, dv = cfg.headDimV;
   // A = P from registers; B = V[key][dv] is MN-major: LBO steps over
   // 64-column panels, SBO over 8-key groups.
-  SmallVector<PackedReg> a;
-  for (int64_t kk = 0; kk < bn / 16; ++kk)
-    a.append(probabilityFragment(p, kk));
   t.wgmmaFence(acc, a);
   Value vDesc = wgmmaDescriptor(vBufferOffset(buf), bn * kPanelRowBytes,
                                 kPanelGroupBytes);
@@ -1679,17 +1688,7 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
   auto issuePV = [&](CopyState &c, Value buf) {
     SmallVector<Value> noSums;
     rescaleRows(c.acc, noSums, c.pending);
-    SmallVector<PackedReg> a(c.p);
-    t.wgmmaFence(c.acc, a);
-    int64_t bn = cfg.blockKV, dv = cfg.headDimV;
-    Value vDesc = wgmmaDescriptor(vBufferOffset(buf), bn * kPanelRowBytes,
-                                  kPanelGroupBytes);
-    for (int64_t kk = 0; kk < kSteps; ++kk) {
-      Value descV = advanceDescriptor(vDesc, kk * 16 * kPanelRowBytes);
-      c.acc = t.wgmmaRegA(ArrayRef<PackedReg>(a).slice(4 * kk, 4), descV, c.acc,
-                          dv, /*accumulate=*/true, /*transposeB=*/true);
-    }
-    t.wgmmaCommit();
+    issuePVFragments(c.acc, c.p, buf);
   };
 
   // Block 0, if any: S_0 and its softmax.
