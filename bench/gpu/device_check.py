@@ -102,7 +102,7 @@ def kernel_kind(v):
     hangs, the others of its kind are skipped instead of each costing the
     time limit."""
     return (bool(v.get("wgmma")), bool(v.get("tma")), bool(v.get("ws")),
-            bool(v.get("overlap", True)))
+            bool(v.get("overlap", True)), bool(v.get("pingpong")))
 
 
 def run_driver(art, name, b, lq, lk, work, iters=0,
@@ -320,6 +320,8 @@ def main() -> int:
                     tiles += " tma"
                 if tv.get("ws"):
                     tiles += " ws" if tv.get("overlap", True) else " ws serial"
+                if tv.get("pingpong"):
+                    tiles += " pingpong"
                 if tv.get("rescale", 8.0) < 0:
                     tiles += " eager"
                 row = {"B": b, "H": h, "L": L, "D": d, "causal": causal,

@@ -57,6 +57,7 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
   toGPU.tma = options.tma;
   toGPU.warpSpecialize = options.warpSpecialize;
   toGPU.intraWarpgroupOverlap = options.intraWarpgroupOverlap;
+  toGPU.pingpong = options.pingpong;
   toGPU.rescaleThreshold = options.rescaleThreshold;
   toGPU.chip = options.chip;
   pm.addPass(createAttnToGPU(toGPU));
@@ -103,6 +104,7 @@ void mlir::attn::buildAttnGPUEmulationPipeline(
   toGPU.tma = options.tma;
   toGPU.warpSpecialize = options.warpSpecialize;
   toGPU.intraWarpgroupOverlap = options.intraWarpgroupOverlap;
+  toGPU.pingpong = options.pingpong;
   toGPU.rescaleThreshold = options.rescaleThreshold;
   pm.addPass(createAttnToGPU(toGPU));
   // No attn op is left: the CPU pipeline only lowers the emulation to LLVM.

@@ -332,8 +332,8 @@ class CompiledKernel:
 
 
 def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
-                  warp_specialize, intra_warpgroup_overlap, rescale_threshold,
-                  context):
+                  warp_specialize, intra_warpgroup_overlap, pingpong,
+                  rescale_threshold, context):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
             f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
@@ -344,6 +344,7 @@ def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
                f"wgmma={int(bool(wgmma))} tma={int(bool(tma))} "
                f"warp-specialize={int(bool(warp_specialize))} "
                f"intra-warpgroup-overlap={int(bool(intra_warpgroup_overlap))} "
+               f"pingpong={int(bool(pingpong))} "
                f"rescale-threshold={float(rescale_threshold)!r}}}")
     host = str(module)
     objects = gpu_binary.extract(host)
@@ -374,6 +375,7 @@ def compile_attention(
     tma=False,
     warp_specialize=False,
     intra_warpgroup_overlap=True,
+    pingpong=False,
     rescale_threshold=8.0,
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
@@ -396,7 +398,8 @@ def compile_attention(
     a producer warpgroup issues the loads for block_q / 64 consumer
     warpgroups (block_q 64, 128 or 192; block_kv up to 256), each running
     a block's softmax while the tensor cores compute the previous block's
-    P V unless intra_warpgroup_overlap=False.
+    P V unless intra_warpgroup_overlap=False; pingpong=True makes the
+    consumer warpgroups take turns issuing their matmuls.
     rescale_threshold (base 2, at most 8) is the lazy rescaling rule's:
     O is rescaled only when a row maximum rises more than that; negative
     rescales at every step (FlashAttention-2).
@@ -419,8 +422,8 @@ def compile_attention(
     if target == "cuda":
         return _compile_cuda(text, signature, chip, binary_format, block_q,
                              block_kv, wgmma, tma, warp_specialize,
-                             intra_warpgroup_overlap, rescale_threshold,
-                             context or Context())
+                             intra_warpgroup_overlap, pingpong,
+                             rescale_threshold, context or Context())
     context = context or Context()
     module = context.parse(text)
     module.verify()

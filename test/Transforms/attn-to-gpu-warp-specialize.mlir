@@ -10,6 +10,7 @@
 // overlap); SERIAL checks the plain loop.
 // RUN: attn-opt %s --attn-to-gpu="wgmma warp-specialize" --canonicalize --cse | FileCheck %s --check-prefixes=CHECK,OVERLAP
 // RUN: attn-opt %s --attn-to-gpu="wgmma warp-specialize intra-warpgroup-overlap=0" --canonicalize --cse | FileCheck %s --check-prefixes=CHECK,SERIAL
+// RUN: attn-opt %s --attn-to-gpu="wgmma warp-specialize pingpong" --canonicalize --cse | FileCheck %s --check-prefix=PINGPONG
 // RUN: attn-opt %s --attn-to-gpu="wgmma warp-specialize emulate" | FileCheck %s --check-prefix=EMU
 // RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_90a format=isa wgmma=1 warp-specialize=1" -o %t.mlir
 // RUN: %gpu-binary %t.mlir %t.objects | FileCheck %s --check-prefix=OBJ
@@ -206,6 +207,51 @@
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.terminator
+
+// With pingpong the consumer warpgroups take turns issuing their wgmma:
+// warpgroup c waits on named barrier 2 + c (256 threads: its own and the
+// arrivals of the warpgroup before it), issues S (and, after block 0, the
+// previous block's P V), and passes the turn on to 2 + (c + 1) % 2 before
+// it waits for its products. Warpgroup 0 gives itself the first turn.
+// PINGPONG-LABEL: func.func @gqa_d128
+// PINGPONG: nvvm.setmaxregister  increase 240
+// PINGPONG-NEXT: %[[CTID:.*]] = arith.subi %thread_id_x, %c128
+// PINGPONG-NEXT: %[[WARP:.*]] = arith.divui %[[CTID]], %c32
+// PINGPONG: %[[WG0:.*]] = arith.cmpi ult, %[[WARP]], %c4
+// PINGPONG-NEXT: scf.if %[[WG0]] {
+// PINGPONG-NEXT: nvvm.barrier.arrive id = %c2_i32 number_of_threads = %c256_i32
+// PINGPONG: nvgpu.mbarrier.try_wait.parity
+// PINGPONG: %[[GROUP0:.*]] = arith.divui %[[WARP]], %c4
+// PINGPONG: %[[OWN0:.*]] = arith.addi %[[GROUP0]], %c2
+// PINGPONG-NEXT: %[[OWN032:.*]] = arith.index_cast %[[OWN0]] : index to i32
+// PINGPONG-NEXT: nvvm.barrier id = %[[OWN032]] number_of_threads = %c256_i32
+// PINGPONG-COUNT-8: <m = 64, n = 176, k = 16>
+// PINGPONG: nvvm.wgmma.commit.group.sync.aligned
+// PINGPONG-NEXT: %[[NEXT0:.*]] = arith.addi %[[GROUP0]], %c1
+// PINGPONG-NEXT: %[[NEXTM0:.*]] = arith.remui %[[NEXT0]], %c2
+// PINGPONG-NEXT: %[[NEXTB0:.*]] = arith.addi %[[NEXTM0]], %c2
+// PINGPONG-NEXT: %[[NEXTB032:.*]] = arith.index_cast %[[NEXTB0]] : index to i32
+// PINGPONG-NEXT: nvvm.barrier.arrive id = %[[NEXTB032]] number_of_threads = %c256_i32
+// PINGPONG-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// PINGPONG: scf.for %{{.*}} = %c1 to
+// PINGPONG: nvgpu.mbarrier.try_wait.parity
+// PINGPONG: %[[GROUP:.*]] = arith.divui %[[WARP]], %c4
+// PINGPONG: %[[OWN:.*]] = arith.addi %[[GROUP]], %c2
+// PINGPONG-NEXT: %[[OWN32:.*]] = arith.index_cast %[[OWN]] : index to i32
+// PINGPONG-NEXT: nvvm.barrier id = %[[OWN32]] number_of_threads = %c256_i32
+// PINGPONG-COUNT-8: <m = 64, n = 176, k = 16>
+// PINGPONG-COUNT-11: wgmma.mma_async.sync.aligned.m64n128k16
+// PINGPONG: nvvm.wgmma.commit.group.sync.aligned
+// PINGPONG-NEXT: %[[NEXT:.*]] = arith.addi %[[GROUP]], %c1
+// PINGPONG-NEXT: %[[NEXTM:.*]] = arith.remui %[[NEXT]], %c2
+// PINGPONG-NEXT: %[[NEXTB:.*]] = arith.addi %[[NEXTM]], %c2
+// PINGPONG-NEXT: %[[NEXTB32:.*]] = arith.index_cast %[[NEXTB]] : index to i32
+// PINGPONG-NEXT: nvvm.barrier.arrive id = %[[NEXTB32]] number_of_threads = %c256_i32
+// PINGPONG-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// The last block's P V takes no turn.
+// PINGPONG: scf.yield
+// PINGPONG-NOT: nvvm.barrier id = %{{[0-9]+}}
+// PINGPONG: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 
 // The emulation models the empty barriers' arrivals too.
 // EMU: llvm.mlir.global internal constant @{{.*}}("attn GPU emulation: more arrivals on an mbarrier than its phase expects\00")

@@ -46,8 +46,10 @@ class Variant:
     # With wgmma: the warp-specialized kernel, a TMA producer warpgroup and
     # consumer warpgroups ("warp-specialize=1", which implies TMA).
     ws: bool = False
-    # Warp specialized: FlashAttention-3's intra-warpgroup overlap.
+    # Warp specialized: FlashAttention-3's intra-warpgroup overlap, and
+    # its pingpong between the consumer warpgroups.
     overlap: bool = True
+    pingpong: bool = False
     # Lazy rescaling threshold (base 2); negative: rescale at every step.
     rescale: float = 8.0
 
@@ -67,6 +69,8 @@ class Variant:
             opts.append("warp-specialize=1")
             if not self.overlap:
                 opts.append("intra-warpgroup-overlap=0")
+            if self.pingpong:
+                opts.append("pingpong=1")
         if self.rescale != 8.0:
             opts.append(f"rescale-threshold={self.rescale:g}")
         return " ".join(opts)
@@ -95,6 +99,8 @@ class Variant:
             parts.append("tma")
         if self.ws:
             parts.append("ws" if self.overlap else "ws_serial")
+            if self.pingpong:
+                parts.append("pingpong")
         if self.rescale < 0:
             parts.append("eager")
         elif self.rescale != 8.0:
@@ -159,8 +165,8 @@ def _variants() -> list[Variant]:
                        wgmma=True, tma=True))
     # The warp-specialized kernel (FlashAttention-3's structure) at the
     # benchmark's shapes, also with two consumer warpgroups at D=64,
-    # 128-key steps at D=128, and without the intra-warpgroup overlap at
-    # D=128; and, for correctness, with mask and bias, GQA
+    # 128-key steps at D=128, without the intra-warpgroup overlap at
+    # D=128, and with pingpong; and, for correctness, with mask and bias, GQA
     # with bottom-right causal, D=256, and Dv > Dqk (O's TMA store panels
     # reach into the K buffers).
     for d in (64, 128):
@@ -172,6 +178,8 @@ def _variants() -> list[Variant]:
     out.append(Variant("bf16", 128, 128, block_q=128, block_kv=128,
                        wgmma=True, ws=True))
     out.append(Variant("bf16", 128, 128, wgmma=True, ws=True, overlap=False))
+    for d in (64, 128):
+        out.append(Variant("bf16", d, d, wgmma=True, ws=True, pingpong=True))
     out.append(Variant("f16", 128, 128, mask=True, bias=True, wgmma=True,
                        ws=True))
     out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,

@@ -90,6 +90,9 @@ def main() -> int:
                                "setmaxnreg.inc.sync.aligned.u32",
                                "mbarrier.arrive.shared.b64",
                                "bar.sync \t1,")
+                if v.pingpong:
+                    # The consumers' turns: a barrier per warpgroup.
+                    wanted += ("bar.arrive",)
             elif v.dtype == "f32":  # the TF32 path: no ldmatrix for 32 bits
                 wanted = ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
                           "cvt.rna.tf32.f32", "shfl.sync.idx")

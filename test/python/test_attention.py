@@ -231,6 +231,11 @@ def test_cuda_target_takes_warp_specialize():
                                          warp_specialize=True,
                                          intra_warpgroup_overlap=False)
     assert "wgmma.wait_group.sync.aligned \t1;" not in serial.ptx
+    turns = attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
+                                        target="cuda", binary_format="isa",
+                                        chip="sm_90a", wgmma=True,
+                                        warp_specialize=True, pingpong=True)
+    assert "bar.arrive" in turns.ptx and "bar.arrive" not in kernel.ptx
     with pytest.raises(MLIRError, match="add wgmma=1"):
         attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",
                                     target="cuda", chip="sm_90a",

@@ -81,6 +81,11 @@ struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
       llvm::cl::desc("With warp-specialize: a block's softmax overlaps the "
                      "previous block's P V"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> pingpong{
+      *this, "pingpong",
+      llvm::cl::desc("With warp-specialize: the consumer warpgroups take "
+                     "turns issuing their wgmma"),
+      llvm::cl::init(false)};
   PassOptions::Option<double> rescaleThreshold{
       *this, "rescale-threshold",
       llvm::cl::desc("Lazy rescaling threshold (base 2, at most 8; "

@@ -178,11 +178,11 @@ void AttnToGPUPass::runOnOperation() {
   bool failed = false;
   for (AttentionOp op : ops) {
     std::string why;
-    FailureOr<FlashKernelConfig> cfg =
-        getFlashKernelConfig(op,
-                             {blockQ, blockKV, wgmma, tma, warpSpecialize,
-                              intraWarpgroupOverlap, rescaleThreshold, chip},
-                             why);
+    FailureOr<FlashKernelConfig> cfg = getFlashKernelConfig(
+        op,
+        {blockQ, blockKV, wgmma, tma, warpSpecialize, intraWarpgroupOverlap,
+         pingpong, rescaleThreshold, chip},
+        why);
     if (::mlir::failed(cfg)) {
       op.emitOpError("cannot be lowered to the GPU kernel: ") << why;
       failed = true;

@@ -291,6 +291,11 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
            "With warp-specialize: each consumer runs a K/V block's softmax "
            "while the tensor cores compute the previous block's P V "
            "(FlashAttention-3's intra-warpgroup overlap)">,
+    Option<"pingpong", "pingpong", "bool", /*default=*/"false",
+           "With warp-specialize: the consumer warpgroups take turns issuing "
+           "their wgmma (named barriers, FlashAttention-3's pingpong), so "
+           "that one's softmax runs while another's products do; needs two "
+           "or three consumers">,
     Option<"rescaleThreshold", "rescale-threshold", "double",
            /*default=*/"8.0",
            "Lazy rescaling: a warp rescales O only when a row maximum rises "

@@ -542,7 +542,8 @@ public:
   void setIssuer(Value) override {}
   bool hasProducerWarpGroup() const override { return false; }
   void setMaxRegisters(int64_t, bool) override {}
-  void namedBarrier(int64_t, int64_t) override {}
+  void namedBarrier(Value, int64_t) override {}
+  void namedBarrierArrive(Value, int64_t) override {}
 
   void tmaLoad(Value global, Value, ValueRange coords, Value byteOffset,
                ArrayRef<int64_t> box, Value barrier, Value pred) override {

@@ -72,8 +72,10 @@ static constexpr int64_t kPanelRowBytes = 128;
 static constexpr int64_t kPanelGroupBytes = 8 * kPanelRowBytes;
 static constexpr int64_t kUnusedLBO = 16;
 /// The named barrier of the consumer warpgroups of a warp-specialized
-/// kernel (barrier 0 is the whole block's).
+/// kernel (barrier 0 is the whole block's), and the first of their
+/// pingpong barriers, one per consumer warpgroup.
 static constexpr int64_t kConsumerBarrier = 1;
+static constexpr int64_t kTurnBarrier = 2;
 
 int64_t mlir::attn::gpu_kernel::maxSharedBytesPerBlock(StringRef chip) {
   // The opt-in limits of the CUDA programming guide, by compute capability.
@@ -197,6 +199,7 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     cfg.warpSpecialized = request.warpSpecialize;
     cfg.intraWarpgroupOverlap =
         request.warpSpecialize && request.intraWarpgroupOverlap;
+    cfg.pingpong = request.warpSpecialize && request.pingpong;
   }
   cfg.headDimQK = d;
   cfg.headDimV = dv;
@@ -289,6 +292,12 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   // and K were, which only a Dv much larger than Dqk could overflow.
   cfg.tmaStore = cfg.tma && cfg.blockQ * dv * cfg.elemBytes() <=
                                 cfg.sharedQBytes() + cfg.sharedKBytes();
+  if (cfg.pingpong && cfg.consumerGroups() < 2) {
+    why = "pingpong needs two or three consumer warpgroups (block-q 128 or "
+          "192), got block-q=" +
+          std::to_string(cfg.blockQ);
+    return failure();
+  }
   if (cfg.sharedBytes() > maxShared) {
     why = "the tiles need " + std::to_string(cfg.sharedBytes()) +
           " bytes of shared memory, more than a block's " +
@@ -563,6 +572,14 @@ private:
   Value fullPhaseParity(Value block);
   /// The consumer warps' arrival on an empty barrier.
   void releaseBuffer(Value barrier);
+  /// Pingpong (cfg.pingpong, on the GPU): consumer warpgroup c waits for
+  /// its turn to issue wgmma on named barrier kTurnBarrier + c (with the
+  /// 128 threads of the warpgroup before it, which arrive there when they
+  /// pass the turn on); warpgroup 0 gives itself the first turn.
+  bool takesTurns() const { return cfg.pingpong && t.hasProducerWarpGroup(); }
+  void startTurns();
+  void awaitTurn();
+  void passTurn();
   /// The producer's load of the K (or V) tile of `block` into buffer
   /// block % 2, where `pred` (uniform) holds: it waits until the consumers
   /// released the buffer's previous block (block - 2), then announces
@@ -1508,6 +1525,7 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
   // after the other at each phase of a step: `copies` of them.
   int64_t copies = produce ? cfg.consumerGroups() : 1;
   auto selectCopy = [&](int64_t c) { return selectConsumer(c, produce); };
+  startTurns();
   int64_t sTiles = cfg.blockKV / 8;
   SmallVector<Value> inits;
   for (int64_t c = 0; c < copies; ++c)
@@ -1532,7 +1550,9 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
     for (int64_t c = 0; c < copies; ++c) {
       Value slabOffset = selectCopy(c);
       s[c].assign(1, SmallVector<Value>(sTiles * 4, pf(0.0)));
+      awaitTurn();
       issueScoresWgmma(s[c], buf, slabOffset);
+      passTurn();
       t.wgmmaWait(0, s[c][0]);
       release(emptyBarrier(false, buf));
     }
@@ -1582,6 +1602,29 @@ Value FlashAttentionEmitter::fullPhaseParity(Value block) {
   return cmp(arith::CmpIPredicate::eq, rem(div(block, ci(2)), ci(2)), ci(1));
 }
 
+void FlashAttentionEmitter::startTurns() {
+  if (!takesTurns())
+    return;
+  auto first = scf::IfOp::create(
+      b, loc, cmp(arith::CmpIPredicate::ult, warp, pc(4)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(first.thenBlock());
+  t.namedBarrierArrive(pc(kTurnBarrier), 2 * kThreadsPerWarpGroup);
+}
+
+void FlashAttentionEmitter::awaitTurn() {
+  if (takesTurns())
+    t.namedBarrier(add(pc(kTurnBarrier), div(warp, pc(4))),
+                   2 * kThreadsPerWarpGroup);
+}
+
+void FlashAttentionEmitter::passTurn() {
+  if (!takesTurns())
+    return;
+  Value next = rem(add(div(warp, pc(4)), pc(1)), pc(cfg.consumerGroups()));
+  t.namedBarrierArrive(add(pc(kTurnBarrier), next), 2 * kThreadsPerWarpGroup);
+}
+
 void FlashAttentionEmitter::releaseBuffer(Value barrier) {
   // One arrival per warp, once its wgmma have read the buffer.
   t.arriveBarrier(barrier, cmp(arith::CmpIPredicate::eq, lane, pc(0)));
@@ -1598,6 +1641,7 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
   int64_t copies = produce ? cfg.consumerGroups() : 1;
   int64_t sTiles = cfg.blockKV / 8, oTiles = cfg.headDimV / 8;
   int64_t kSteps = cfg.blockKV / 16;
+  startTurns();
   bool lazy = cfg.rescaleThreshold >= 0;
   // Each copy's state: row maxima and sums (4), O (oTiles * 4), P (the
   // packed A fragments of P V, as carried by the target), alpha (2), and
@@ -1657,12 +1701,14 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
     for (int64_t c = 0; c < copies; ++c) {
       Value slab = selectConsumer(c, produce);
       SmallVector<SmallVector<Value>> one(1, s[c]);
+      awaitTurn();
       issueScoresWgmma(one, buf, slab);
       int pendingGroups = 0;
       if (between) {
         between(c);
         pendingGroups = 1;
       }
+      passTurn();
       t.wgmmaWait(pendingGroups, one[0]);
       s[c] = one[0];
       releaseBuffer(emptyBarrier(false, buf));
@@ -1811,7 +1857,7 @@ void FlashAttentionEmitter::writeOutput(
     if (!cfg.warpSpecialized)
       t.barrier();
     else if (dv > cfg.headDimQK)
-      t.namedBarrier(kConsumerBarrier, cfg.computeThreads());
+      t.namedBarrier(pc(kConsumerBarrier), cfg.computeThreads());
     sO = t.sharedView(0, sharedType({dv / 64, bm, 64}));
   }
   size_t stateSize = results.size() / copies;
@@ -1873,7 +1919,7 @@ void FlashAttentionEmitter::writeOutput(
   t.fenceAsyncProxy();
   Value issue = arith::ConstantIntOp::create(b, loc, 1, 1);
   if (cfg.warpSpecialized) {
-    t.namedBarrier(kConsumerBarrier, cfg.computeThreads());
+    t.namedBarrier(pc(kConsumerBarrier), cfg.computeThreads());
     // The first consumer thread stores the whole block.
     t.setIssuer(cmp(arith::CmpIPredicate::eq,
                     add(mul(warp, pc(kWarpSize)), lane), pc(0)));

@@ -59,6 +59,10 @@ struct FlashKernelConfig {
   /// softmax of each K/V block run while the tensor cores compute the
   /// previous block's P V.
   bool intraWarpgroupOverlap = false;
+  /// Warp specialized: the consumer warpgroups take turns issuing their
+  /// wgmma (FlashAttention-3's pingpong), so that one's softmax runs while
+  /// another's products do.
+  bool pingpong = false;
   /// Lazy rescaling: a warp moves its running row maxima (and rescales O)
   /// only when a row's maximum rises more than this (base 2); negative:
   /// at every step, as FlashAttention-2.
@@ -136,8 +140,9 @@ struct FlashKernelRequest {
   bool tma = false;
   /// The warp-specialized wgmma kernel (implies tma).
   bool warpSpecialize = false;
-  /// With it: the intra-warpgroup overlap.
+  /// With it: the intra-warpgroup overlap, and the consumers' pingpong.
   bool intraWarpgroupOverlap = true;
+  bool pingpong = false;
   /// See FlashKernelConfig::rescaleThreshold (at most 8).
   double rescaleThreshold = 8.0;
   /// The target chip ("sm_80", "sm_90a", ...), or empty if not known.

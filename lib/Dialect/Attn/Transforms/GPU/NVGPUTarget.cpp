@@ -435,12 +435,19 @@ public:
                                        : NVVM::SetMaxRegisterAction::decrease);
   }
 
-  void namedBarrier(int64_t id, int64_t threads) override {
-    NVVM::BarrierOp::create(b, loc, TypeRange{},
-                            arith::ConstantIntOp::create(b, loc, id, 32),
+  void namedBarrier(Value id, int64_t threads) override {
+    NVVM::BarrierOp::create(b, loc, TypeRange{}, asI32Index(id),
                             arith::ConstantIntOp::create(b, loc, threads, 32),
                             /*reductionOp=*/NVVM::BarrierReductionAttr{},
                             /*reductionPredicate=*/Value{});
+  }
+  void namedBarrierArrive(Value id, int64_t threads) override {
+    NVVM::BarrierArriveOp::create(
+        b, loc, asI32Index(id),
+        arith::ConstantIntOp::create(b, loc, threads, 32));
+  }
+  Value asI32Index(Value index) {
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
   }
 
   /// `pred`, in the one thread that issues the block's TMA operations.

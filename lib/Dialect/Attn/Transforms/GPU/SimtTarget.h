@@ -202,9 +202,13 @@ public:
   /// setmaxnreg.{inc,dec}.sync.aligned: this warpgroup's per-thread
   /// register budget becomes `count`.
   virtual void setMaxRegisters(int64_t count, bool increase) = 0;
-  /// bar.sync `id`, `threads`: a barrier among the `threads` threads (whole
-  /// warps) that execute it.
-  virtual void namedBarrier(int64_t id, int64_t threads) = 0;
+  /// bar.sync `id`, `threads`: a barrier among `threads` threads (whole
+  /// warps) that execute it or arrive on it; `id` (index, uniform in the
+  /// warpgroup) is one of the block's 16 barriers.
+  virtual void namedBarrier(Value id, int64_t threads) = 0;
+  /// bar.arrive `id`, `threads`: this thread counts towards the barrier
+  /// without waiting for it.
+  virtual void namedBarrierArrive(Value id, int64_t threads) = 0;
 
   /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
   virtual Value load(Value memref, ValueRange idx) = 0;
