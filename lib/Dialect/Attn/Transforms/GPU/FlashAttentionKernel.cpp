@@ -1691,10 +1691,10 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
       c.pending.moved = t.lift(arith::ConstantIntOp::create(b, loc, 0, 1));
     return c;
   };
-  // S_j of every copy, waited for with `pending` later groups in flight
-  // (each copy's P V), then K released; the producer's K refill.
-  auto scores = [&](Value j, ArrayRef<CopyState> in,
-                    SmallVector<SmallVector<Value>> &s,
+  // S_j of every copy, then what `between` issues for it (its P V, which
+  // stays in flight while S_j is waited for), K released; the producer's
+  // K refill.
+  auto scores = [&](Value j, SmallVector<SmallVector<Value>> &s,
                     function_ref<void(int64_t)> between) {
     Value buf = rem(j, ci(2));
     s.assign(copies, SmallVector<Value>(sTiles * 4, pf(0.0)));
@@ -1750,7 +1750,7 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
     t.waitBarrier(fullBarrier(false, ci(0)), fullPhaseParity(ci(0)));
     SmallVector<SmallVector<Value>> s;
     SmallVector<CopyState> states(copies);
-    scores(ci(0), {}, s, {});
+    scores(ci(0), s, {});
     SmallVector<Value> out;
     for (int64_t c = 0; c < copies; ++c) {
       selectConsumer(c, produce);
@@ -1781,7 +1781,7 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
       states.push_back(unpack(state.slice(c * stateSize, stateSize)));
     t.waitBarrier(fullBarrier(false, rem(j, ci(2))), fullPhaseParity(j));
     SmallVector<SmallVector<Value>> s;
-    scores(j, states, s, [&](int64_t c) {
+    scores(j, s, [&](int64_t c) {
       // (V of block j - 1 came with it, long before: one wait, for the
       // first copy.)
       if (c == 0)
