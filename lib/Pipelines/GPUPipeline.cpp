@@ -47,10 +47,11 @@ static void enableNVPTXShortPointers() {
   static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
 }
 
-void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
-                                      const AttnGPUPipelineOptions &options) {
-  buildFrontEnd(pm);
-  AttnToGPUOptions toGPU;
+/// The --attn-to-gpu options that both GPU pipelines pass on from theirs.
+template <typename Derived>
+static attn::AttnToGPUOptions
+kernelOptions(const attn::AttnGPUTileOptions<Derived> &options) {
+  attn::AttnToGPUOptions toGPU;
   toGPU.blockQ = options.blockQ;
   toGPU.blockKV = options.blockKV;
   toGPU.wgmma = options.wgmma;
@@ -59,6 +60,13 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
   toGPU.intraWarpgroupOverlap = options.intraWarpgroupOverlap;
   toGPU.pingpong = options.pingpong;
   toGPU.rescaleThreshold = options.rescaleThreshold;
+  return toGPU;
+}
+
+void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
+                                      const AttnGPUPipelineOptions &options) {
+  buildFrontEnd(pm);
+  AttnToGPUOptions toGPU = kernelOptions(options);
   toGPU.chip = options.chip;
   pm.addPass(createAttnToGPU(toGPU));
   // With TMA, NVGPU ops become NVVM before outlining (as in MLIR's own NVVM
@@ -96,16 +104,8 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
 void mlir::attn::buildAttnGPUEmulationPipeline(
     OpPassManager &pm, const AttnGPUEmulationPipelineOptions &options) {
   buildFrontEnd(pm);
-  AttnToGPUOptions toGPU;
+  AttnToGPUOptions toGPU = kernelOptions(options);
   toGPU.emulate = true;
-  toGPU.blockQ = options.blockQ;
-  toGPU.blockKV = options.blockKV;
-  toGPU.wgmma = options.wgmma;
-  toGPU.tma = options.tma;
-  toGPU.warpSpecialize = options.warpSpecialize;
-  toGPU.intraWarpgroupOverlap = options.intraWarpgroupOverlap;
-  toGPU.pingpong = options.pingpong;
-  toGPU.rescaleThreshold = options.rescaleThreshold;
   pm.addPass(createAttnToGPU(toGPU));
   // No attn op is left: the CPU pipeline only lowers the emulation to LLVM.
   AttnCPUPipelineOptions cpu;

@@ -64,9 +64,9 @@
 // CHECK-NEXT: %[[BUF:.*]] = arith.remui %[[J]], %c2
 // CHECK-NEXT: %[[REUSE:.*]] = arith.cmpi sge, %[[J]], %c2
 // CHECK-NEXT: scf.if %[[REUSE]] {
+// CHECK-NEXT: %[[EMPTYK:.*]] = arith.addi %[[BUF]], %c4
 // CHECK-NEXT: %[[PREV:.*]] = arith.subi %[[J]], %c2
 // CHECK-NEXT: %[[PHASE:.*]] = arith.divui %[[PREV]], %c2
-// CHECK-NEXT: %[[EMPTYK:.*]] = arith.addi %[[BUF]], %c4
 // CHECK-NEXT: %[[PBIT:.*]] = arith.remui %[[PHASE]], %c2
 // CHECK-NEXT: %[[PARITY:.*]] = arith.cmpi eq, %[[PBIT]], %c1
 // CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %[[BARS]][%[[EMPTYK]]], %[[PARITY]]

@@ -568,8 +568,10 @@ private:
   /// its slab's offset in Q's wgmma descriptors (i64, uniform in the
   /// warpgroup: per thread on the GPU, a constant per program emulated).
   Value selectConsumer(int64_t c, bool emulated);
-  /// The parity of the full-barrier phase that block `block` completes.
-  Value fullPhaseParity(Value block);
+  /// The parity of phase block / 2 of buffer block % 2's barriers: the one
+  /// K/V block `block` completes (its full barriers; its empty ones, once
+  /// the consumers are done with it).
+  Value blockPhaseParity(Value block);
   /// The consumer warps' arrival on an empty barrier.
   void releaseBuffer(Value barrier);
   /// Pingpong (cfg.pingpong, on the GPU): consumer warpgroup c waits for
@@ -1271,6 +1273,7 @@ void FlashAttentionEmitter::emitBlock() {
   if (cfg.tma) {
     // Nothing is loaded for a block with no K/V step (it writes zeros): every
     // load issued is waited for in the loop.
+    assert(cfg.numBarriers() == 2 && "one mbarrier per K/V buffer");
     t.initBarriers({1, 1});
     t.barrier();
     Value any = cmp(arith::CmpIPredicate::sgt, numKV, ci(0));
@@ -1323,9 +1326,7 @@ void FlashAttentionEmitter::emitBlock() {
       Value more = cmp(arith::CmpIPredicate::slt, next, numKV);
       t.expectBytes(nextBuf, kvTmaBytes, more);
       loadKVTma(next, nextBuf, more);
-      Value parity =
-          cmp(arith::CmpIPredicate::eq, rem(div(j, ci(2)), ci(2)), ci(1));
-      t.waitBarrier(buf, parity);
+      t.waitBarrier(buf, blockPhaseParity(j));
     } else {
       // (All zero-size past the end.)
       Value nextLimit =
@@ -1432,16 +1433,17 @@ void FlashAttentionEmitter::produceTile(bool value, Value block, Value pred,
   int64_t bn = cfg.blockKV;
   int64_t cols = value ? cfg.headDimV : cfg.headDimQK;
   Value buf = rem(block, ci(2));
-  // Block - 2 completed phase (block - 2) / 2 of the buffer's empty barrier.
+  // The buffer is free once block - 2 has completed its empty barrier's
+  // phase.
   Value reuse = arith::AndIOp::create(
       b, loc, pred, cmp(arith::CmpIPredicate::sge, block, ci(2)));
   auto ifOp = scf::IfOp::create(b, loc, reuse, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value phase = div(arith::SubIOp::create(b, loc, block, ci(2)), ci(2));
-    t.waitBarrier(emptyBarrier(value, buf),
-                  cmp(arith::CmpIPredicate::eq, rem(phase, ci(2)), ci(1)));
+    t.waitBarrier(
+        emptyBarrier(value, buf),
+        blockPhaseParity(arith::SubIOp::create(b, loc, block, ci(2))));
   }
   Value full = fullBarrier(value, buf);
   t.expectBytes(full, bn * cols * cfg.elemBytes() + extraBytes, pred);
@@ -1456,8 +1458,11 @@ void FlashAttentionEmitter::emitWarpSpecialized() {
   // Full barriers: one arrival (the producer's, with the bytes) per phase;
   // empty barriers: one per consumer warp. See fullBarrier/emptyBarrier.
   int64_t consumerWarps = cfg.computeThreads() / kWarpSize;
-  t.initBarriers(
-      {1, 1, 1, 1, consumerWarps, consumerWarps, consumerWarps, consumerWarps});
+  SmallVector<int64_t> arrivals = {
+      1, 1, 1, 1, consumerWarps, consumerWarps, consumerWarps, consumerWarps};
+  assert(static_cast<int64_t>(arrivals.size()) == cfg.numBarriers() &&
+         "the static shared memory holds cfg.numBarriers() mbarriers");
+  t.initBarriers(arrivals);
   t.barrier();
 
   // Block 0's K phase also brings Q. Nothing is loaded for a block with no
@@ -1524,7 +1529,6 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
   // runs every consumer warpgroup's as a 128-lane program of its own, one
   // after the other at each phase of a step: `copies` of them.
   int64_t copies = produce ? cfg.consumerGroups() : 1;
-  auto selectCopy = [&](int64_t c) { return selectConsumer(c, produce); };
   startTurns();
   int64_t sTiles = cfg.blockKV / 8;
   SmallVector<Value> inits;
@@ -1539,28 +1543,27 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
     Value j = loop.getInductionVar();
     ValueRange state = loop.getRegionIterArgs();
     Value buf = rem(j, ci(2));
-    Value parity = fullPhaseParity(j);
+    Value parity = blockPhaseParity(j);
     Value refill = add(j, ci(2));
     Value more = cmp(arith::CmpIPredicate::slt, refill, numKV);
-    auto release = [&](Value barrier) { releaseBuffer(barrier); };
 
     SmallVector<SmallVector<SmallVector<Value>>> s(copies);
     SmallVector<SmallVector<Value>> acc(copies), yield(copies);
     t.waitBarrier(fullBarrier(false, buf), parity);
     for (int64_t c = 0; c < copies; ++c) {
-      Value slabOffset = selectCopy(c);
+      Value slabOffset = selectConsumer(c, produce);
       s[c].assign(1, SmallVector<Value>(sTiles * 4, pf(0.0)));
       awaitTurn();
       issueScoresWgmma(s[c], buf, slabOffset);
       passTurn();
       t.wgmmaWait(0, s[c][0]);
-      release(emptyBarrier(false, buf));
+      releaseBuffer(emptyBarrier(false, buf));
     }
     if (produce)
       produceTile(/*value=*/false, refill, more);
 
     for (int64_t c = 0; c < copies; ++c) {
-      selectCopy(c);
+      selectConsumer(c, produce);
       computeLogits(s[c], {0}, j);
       onlineSoftmax(0, state.slice(c * stateSize, stateSize), s[c][0], acc[c],
                     yield[c]);
@@ -1568,10 +1571,10 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
 
     t.waitBarrier(fullBarrier(true, buf), parity);
     for (int64_t c = 0; c < copies; ++c) {
-      selectCopy(c);
+      selectConsumer(c, produce);
       issuePVWgmma(acc[c], s[c][0], buf);
       t.wgmmaWait(0, acc[c]);
-      release(emptyBarrier(true, buf));
+      releaseBuffer(emptyBarrier(true, buf));
     }
     if (produce)
       produceTile(/*value=*/true, refill, more);
@@ -1584,7 +1587,7 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
     scf::YieldOp::create(b, loc, next);
   }
   writeOutput(loop.getResults(), copies,
-              [&](int64_t c) { (void)selectCopy(c); });
+              [&](int64_t c) { (void)selectConsumer(c, produce); });
 }
 
 Value FlashAttentionEmitter::selectConsumer(int64_t c, bool emulated) {
@@ -1597,8 +1600,7 @@ Value FlashAttentionEmitter::selectConsumer(int64_t c, bool emulated) {
   return arith::ConstantIntOp::create(b, loc, i64, c * slabDescBytes);
 }
 
-Value FlashAttentionEmitter::fullPhaseParity(Value block) {
-  // Block j completes phase j / 2 of its buffers' full barriers.
+Value FlashAttentionEmitter::blockPhaseParity(Value block) {
   return cmp(arith::CmpIPredicate::eq, rem(div(block, ci(2)), ci(2)), ci(1));
 }
 
@@ -1747,19 +1749,17 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(first.thenBlock());
-    t.waitBarrier(fullBarrier(false, ci(0)), fullPhaseParity(ci(0)));
+    t.waitBarrier(fullBarrier(false, ci(0)), blockPhaseParity(ci(0)));
     SmallVector<SmallVector<Value>> s;
-    SmallVector<CopyState> states(copies);
     scores(ci(0), s, {});
     SmallVector<Value> out;
     for (int64_t c = 0; c < copies; ++c) {
       selectConsumer(c, produce);
-      CopyState init = initial();
-      states[c] = init;
-      SmallVector<Value> stIn(init.stats);
-      stIn.append(init.acc);
-      softmax(ci(0), stIn, states[c], s[c]);
-      out.append(pack(states[c]));
+      CopyState state = initial();
+      SmallVector<Value> stIn(state.stats);
+      stIn.append(state.acc);
+      softmax(ci(0), stIn, state, s[c]);
+      out.append(pack(state));
     }
     scf::YieldOp::create(b, loc, out);
     b.setInsertionPointToStart(first.elseBlock());
@@ -1779,13 +1779,13 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
     SmallVector<CopyState> states;
     for (int64_t c = 0; c < copies; ++c)
       states.push_back(unpack(state.slice(c * stateSize, stateSize)));
-    t.waitBarrier(fullBarrier(false, rem(j, ci(2))), fullPhaseParity(j));
+    t.waitBarrier(fullBarrier(false, rem(j, ci(2))), blockPhaseParity(j));
     SmallVector<SmallVector<Value>> s;
     scores(j, s, [&](int64_t c) {
       // (V of block j - 1 came with it, long before: one wait, for the
       // first copy.)
       if (c == 0)
-        t.waitBarrier(fullBarrier(true, prevBuf), fullPhaseParity(prev));
+        t.waitBarrier(fullBarrier(true, prevBuf), blockPhaseParity(prev));
       issuePV(states[c], prevBuf);
     });
     SmallVector<Value> out;
@@ -1806,11 +1806,12 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
   }
 
   // The last block's P V.
+  SmallVector<CopyState> finals;
   SmallVector<Value> results;
   for (int64_t c = 0; c < copies; ++c) {
-    CopyState st = unpack(loop.getResults().slice(c * stateSize, stateSize));
-    results.append(st.stats);
-    results.append(st.acc);
+    finals.push_back(unpack(loop.getResults().slice(c * stateSize, stateSize)));
+    results.append(finals[c].stats);
+    results.append(finals[c].acc);
   }
   auto last = scf::IfOp::create(b, loc, ValueRange(results).getTypes(), any,
                                 /*withElseRegion=*/true);
@@ -1819,11 +1820,11 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
     b.setInsertionPointToStart(last.thenBlock());
     Value lastBlock = arith::SubIOp::create(b, loc, numKV, ci(1));
     Value lastBuf = rem(lastBlock, ci(2));
-    t.waitBarrier(fullBarrier(true, lastBuf), fullPhaseParity(lastBlock));
+    t.waitBarrier(fullBarrier(true, lastBuf), blockPhaseParity(lastBlock));
     SmallVector<Value> out;
     for (int64_t c = 0; c < copies; ++c) {
       selectConsumer(c, produce);
-      CopyState st = unpack(loop.getResults().slice(c * stateSize, stateSize));
+      CopyState &st = finals[c];
       issuePV(st, lastBuf);
       t.wgmmaWait(0, st.acc);
       releaseBuffer(emptyBarrier(true, lastBuf));
