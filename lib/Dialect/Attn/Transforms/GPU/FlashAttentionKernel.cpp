@@ -279,7 +279,11 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   while (cfg.sharedBytes() > maxShared && !request.blockKV &&
          cfg.blockKV / 2 >= minKeys)
     cfg.blockKV /= 2;
-  while (cfg.sharedBytes() > maxShared && !request.blockQ && cfg.blockQ > 64)
+  // (Not below the two consumer warpgroups that pingpong takes turns
+  // between: better the shared-memory error than the pingpong one.)
+  int64_t minRows = cfg.pingpong ? 128 : 64;
+  while (cfg.sharedBytes() > maxShared && !request.blockQ &&
+         cfg.blockQ > minRows)
     cfg.blockQ -= 64;
   // Q's fragments stay in registers when Q, S and O fragments together take
   // at most 192 of the 255 registers (measured with ptxas -v, sm_90:
