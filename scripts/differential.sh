@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Longer differential runs (docs/reliability.md): random attn.attention
-# problems and unfused graphs, fused and unfused pipelines, against the
+# problems and unfused graphs, fused and unfused pipelines, and random
+# problems for random GPU kernels run by their emulation, against the
 # float64 numpy reference; failures are shrunk and their reproducers written
 # to BUILD/differential/SEED/.
 #
 #   scripts/differential.sh [BUILD] [COUNT] [SEED] [-- attn_random.py flags]
 #
-# COUNT problems and COUNT/2 graphs (default 200), seed default: the time.
+# COUNT problems, COUNT/2 graphs and COUNT/4 GPU problems (default 200;
+# a GPU problem takes about ten times a CPU one), seed default: the time.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
@@ -21,4 +23,5 @@ exec /usr/bin/python3 "$src/test/lib/attn_random.py" \
   --mlir-runner /usr/lib/llvm-22/bin/mlir-runner --shared-libs "$libs" \
   --openmp-shared-libs "$libs,$llvm/libomp.so" \
   --seed "$seed" --problems "$count" --graphs $(( count / 2 )) \
+  --gpu $(( count / 4 )) \
   --out "$build/differential/$seed" "$@"

@@ -192,6 +192,11 @@ def build_arg_parser() -> argparse.ArgumentParser:
                      help="absolute tolerance (default: by dtype)")
     chk.add_argument("--rtol", type=float,
                      help="relative tolerance (default: by dtype)")
+    chk.add_argument("--reference-operands", choices=("exact", "tf32"),
+                     default="exact",
+                     help="tf32: the reference takes q, k and v rounded to "
+                          "TF32 (cvt.rna.tf32.f32), as the GPU kernel's "
+                          "TF32 tensor cores do with f32 inputs")
     chk.add_argument("--reference-scale-multiplier", type=float, default=1.0,
                      help="multiply the scale the REFERENCE uses (harness "
                           "self-check: anything but 1 must fail)")
@@ -525,9 +530,12 @@ def reference_for(pb: Problem, args: argparse.Namespace
               mask=pb.mask.values if pb.mask is not None else None,
               bias=pb.bias.values if pb.bias is not None else None,
               causal=causal, kv_heads=kv_heads)
-    s = ref.scores(pb.q.values, pb.k.values, **kw)
-    expected = ref.attention(pb.q.values, pb.k.values, pb.v.values, **kw)
-    raw = ref.scores(pb.q.values, pb.k.values, scale=1.0)
+    q, k, v = pb.q.values, pb.k.values, pb.v.values
+    if args.reference_operands == "tf32":
+        q, k, v = (ref.round_to(x, "tf32") for x in (q, k, v))
+    s = ref.scores(q, k, **kw)
+    expected = ref.attention(q, k, v, **kw)
+    raw = ref.scores(q, k, scale=1.0)
     max_qk = float(np.abs(raw).max())
     return expected, ref.hidden_rows(s), max_qk
 

@@ -18,13 +18,21 @@ Two kinds of cases, both from one seeded generator:
   to exactly one ``attn.attention``; the raised program is then lowered,
   run and compared with the reference computed from the graph's own inputs.
 
+* gpu problems (``--gpu N``): problems of the same generator with lengths
+  around the GPU kernels' blocks and the head dims they take, each for a
+  random kernel of ``--attn-to-gpu`` (mma.sync, wgmma, wgmma with TMA,
+  warp specialized with or without the intra-warpgroup overlap and
+  pingpong), random tiles and rescaling thresholds, run by the kernel's CPU
+  emulation (``--attn-gpu-emulation-pipeline``): the per-block program with
+  the tensor-core fragment layouts, barriers and TMA boxes modelled.
+
 A failing case is shrunk (dims toward 1, fewer batch dims and heads, no
 mask/bias/causal, f32) while it keeps failing, and the minimal reproducer
 is printed: the problem's ``attn_check.py`` command line or the graph's MLIR
 with the commands that fail on it.
 
     /usr/bin/python3 test/lib/attn_random.py --attn-opt build/bin/attn-opt \\
-        --seed 1 --problems 20 --graphs 10
+        --seed 1 --problems 20 --graphs 10 --gpu 5
 
 Exit status: 0 when every case agrees, 1 when one does not (after the
 reproducers are printed), 2 on a usage error.
@@ -179,10 +187,11 @@ def problem_args(p: dict) -> list[str]:
     return args
 
 
-def check_problem(p: dict, tools: Tools, pipeline: str) -> Outcome:
+def check_problem(p: dict, tools: Tools, pipeline: str,
+                  args: Optional[list[str]] = None) -> Outcome:
     argv = ["--attn-opt", tools.attn_opt, "--mlir-runner", tools.mlir_runner,
             "--shared-libs", tools.shared_libs, f"--pipeline={pipeline}"]
-    argv += problem_args(p)
+    argv += problem_args(p) if args is None else args
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = attn_check.main(argv)
@@ -502,6 +511,186 @@ def run_tool(cmd: list[str], stdin: str) -> str:
 
 
 # ---------------------------------------------------------------------------
+# GPU kernels, run by their CPU emulation (--gpu)
+# ---------------------------------------------------------------------------
+
+# Around the GPU kernels' block sizes (64, 128 or 192 query rows; 16 to 256
+# keys per step): partial blocks, one-row and one-key tails.
+GPU_LENGTHS = [1, 2, 7, 16, 31, 63, 64, 65, 97, 128, 129, 177, 200, 257]
+GPU_MAX_LENGTH = 300
+#: The kernels of --attn-to-gpu and the options that select them.
+GPU_KINDS = {
+    "mma": "",
+    "wgmma": "wgmma=1",
+    "tma": "wgmma=1 tma=1",
+    "ws": "wgmma=1 warp-specialize=1",
+}
+# The emulation's cost is mostly LLVM compiling the block program; this caps
+# the run itself: B * Hq * Lq * Lk.
+GPU_MAX_SCORES = 120_000
+
+
+def random_gpu_kernel(rng: np.random.Generator, dtype: str) -> dict:
+    """A kernel configuration: which kernel, its tiles (None: the pass's
+    defaults) and its loop options."""
+    kind = "mma" if dtype == "f32" else str(
+        rng.choice(["mma", "wgmma", "tma", "ws", "ws"]))
+    k: dict = {"kind": kind, "block_q": None, "block_kv": None,
+               "overlap": True, "pingpong": False, "rescale": None}
+    if rng.random() < 0.6:
+        k["block_q"] = int(rng.choice([64, 128, 192] if kind == "ws"
+                                      else [64, 128]))
+    if rng.random() < 0.6:
+        step = 8 if dtype == "f32" else 16
+        most = 256 if kind == "ws" else 128
+        k["block_kv"] = step * int(rng.integers(1, most // step + 1))
+    if kind == "ws":
+        k["overlap"] = bool(rng.random() < 0.7)
+        k["pingpong"] = bool(rng.random() < 0.3)
+    if rng.random() < 0.25:
+        k["rescale"] = float(rng.choice([-1.0, 0.0, 4.0]))
+    return k
+
+
+def gpu_options(k: dict) -> str:
+    opts = [GPU_KINDS[k["kind"]]]
+    if k["block_q"]:
+        opts.append(f"block-q={k['block_q']}")
+    if k["block_kv"]:
+        opts.append(f"block-kv={k['block_kv']}")
+    if not k["overlap"]:
+        opts.append("intra-warpgroup-overlap=0")
+    if k["pingpong"]:
+        opts.append("pingpong=1")
+    if k["rescale"] is not None:
+        opts.append(f"rescale-threshold={k['rescale']:g}")
+    return " ".join(o for o in opts if o)
+
+
+def gpu_pipeline(p: dict) -> str:
+    opts = gpu_options(p["kernel"])
+    return (f"--attn-gpu-emulation-pipeline='{opts}'" if opts
+            else "--attn-gpu-emulation-pipeline")
+
+
+def gpu_problem_valid(p: dict) -> bool:
+    """Whether --attn-to-gpu takes the problem with its kernel (the pass's
+    own checks; shared memory aside, see check_gpu_problem)."""
+    k = p["kernel"]
+    step = 16 if k["kind"] == "mma" else 64
+    if any(d % step or d > 256 for d in (p["dqk"], p["dv"])):
+        return False
+    if p["dtype"] == "f32" and k["kind"] != "mma":
+        return False
+    # TMA boxes: at most 5 dims, so at most 2 batch dims.
+    if k["kind"] in ("tma", "ws") and len(p["batch"]) > 2:
+        return False
+    if k["pingpong"] and (k["block_q"] or 128) < 128:
+        return False
+    return problem_valid(p) and gpu_scores(p) <= GPU_MAX_SCORES
+
+
+def gpu_scores(p: dict) -> int:
+    batch = int(np.prod(p["batch"])) if p["batch"] else 1
+    return batch * p["hq"] * p["lq"] * p["lk"]
+
+
+def random_gpu_problem(rng: np.random.Generator) -> dict:
+    """A problem for a random GPU kernel: the CPU generator's masks, biases,
+    causal alignments and head groups, with lengths around the kernels'
+    blocks and head dims the kernel takes."""
+    while True:
+        p = random_problem(rng)
+        # f32 takes the one TF32 kernel: mostly f16 and bf16.
+        p["dtype"] = str(rng.choice(["f16", "bf16", "bf16", "f32"]))
+        p["magnitude"] = 1.0 if rng.random() < 0.8 else 3.0
+        # Half of the lengths at random: a causal diagonal's offset Lk - Lq
+        # then falls anywhere in a block.
+        p["lq"], p["lk"] = (
+            int(rng.choice(GPU_LENGTHS)) if rng.random() < 0.5
+            else int(rng.integers(1, GPU_MAX_LENGTH + 1)) for _ in range(2))
+        p["kernel"] = random_gpu_kernel(rng, p["dtype"])
+        if p["causal"] == "bottom_right" and rng.random() < 0.5:
+            # A diagonal offset Lk - Lq within two keys of a block's end
+            # (block-kv, or one of the default 64, 128 and 176): where a
+            # block starts or stops crossing the diagonal.
+            block = p["kernel"]["block_kv"] or int(rng.choice([64, 128, 176]))
+            offset = (block * int(rng.integers(0, 3))
+                      + int(rng.integers(-2, 3)))
+            p["lk"] = min(max(p["lq"] + offset, 1), GPU_MAX_LENGTH)
+        step = 16 if p["kernel"]["kind"] == "mma" else 64
+        dims = [d for d in range(step, 129, step)]
+        p["dqk"] = int(rng.choice(dims))
+        p["dv"] = p["dqk"] if rng.random() < 0.5 else int(rng.choice(dims))
+        if p["fully_masked_rows"]:
+            p["fully_masked_rows"] = min(p["fully_masked_rows"], p["lq"])
+        if gpu_problem_valid(p):
+            return p
+
+
+def gpu_problem_args(p: dict) -> list[str]:
+    args = problem_args(p)
+    if p["dtype"] == "f32":
+        # The TF32 kernel rounds q, k and v to 10 mantissa bits, whose error
+        # grows with the logits: the reference takes the rounded operands.
+        # P is rounded too, as f16's is: f16's tolerance.
+        atol, rtol = attn_check.TOLERANCES["f16"]
+        args += ["--reference-operands", "tf32",
+                 "--atol", repr(atol), "--rtol", repr(rtol)]
+    return args
+
+
+def check_gpu_problem(p: dict, tools: Tools) -> Outcome:
+    out = check_problem(p, tools, gpu_pipeline(p), gpu_problem_args(p))
+    # Tiles asked for that do not fit in shared memory are refused with a
+    # located error, not run: the same problem runs with the default tiles,
+    # which the pass shrinks to fit.
+    k = p["kernel"]
+    if (out.kind == "tool" and "bytes of shared memory" in out.text
+            and (k["block_q"] or k["block_kv"])):
+        q = copy.deepcopy(p)
+        q["kernel"]["block_q"] = q["kernel"]["block_kv"] = None
+        return check_gpu_problem(q, tools)
+    return out
+
+
+def gpu_problem_candidates(p: dict) -> list[dict]:
+    """Simpler variants of a GPU problem: the CPU ones with head dims kept
+    to the kernel's multiples, then simpler kernels."""
+    out = [q for q in problem_candidates(p)
+           if q["dqk"] == p["dqk"] and q["dv"] == p["dv"]]
+    k = p["kernel"]
+    step = 16 if k["kind"] == "mma" else 64
+    for key in ("dqk", "dv"):
+        for smaller in (step, p[key] - step):
+            if step <= smaller < p[key]:
+                q = copy.deepcopy(p)
+                q[key] = smaller
+                out.append(q)
+
+    def kernel(**changes) -> None:
+        q = copy.deepcopy(p)
+        q["kernel"].update(changes)
+        if q != p:
+            out.append(q)
+
+    kernel(pingpong=False)
+    kernel(overlap=True)
+    kernel(rescale=None)
+    kernel(block_q=None)
+    kernel(block_kv=None)
+    return [q for q in out if gpu_problem_valid(q)]
+
+
+def gpu_problem_repro(p: dict) -> str:
+    cmd = ["/usr/bin/python3", "test/lib/attn_check.py",
+           "--attn-opt", "build/bin/attn-opt",
+           "--mlir-runner", "/usr/lib/llvm-22/bin/mlir-runner"]
+    return (f"{shlex.join(cmd)} --pipeline=\"{gpu_pipeline(p)}\" "
+            f"{shlex.join(gpu_problem_args(p))}")
+
+
+# ---------------------------------------------------------------------------
 # Shrinking and the driver
 # ---------------------------------------------------------------------------
 
@@ -557,6 +746,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                     help="random attn.attention problems")
     ap.add_argument("--graphs", type=int, default=5,
                     help="random unfused graphs for --attn-raise")
+    ap.add_argument("--gpu", type=int, default=0,
+                    help="random problems for random GPU kernels, run by "
+                         "the CPU emulation")
     ap.add_argument("--time-budget", type=float, default=0,
                     help="stop starting new cases after this many seconds")
     ap.add_argument("--shrink-budget", type=float, default=300,
@@ -572,7 +764,8 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     rng = np.random.default_rng(args.seed)
     start = time.monotonic()
-    counts = {"problems": 0, "graphs": 0, "runs": 0, "failures": 0}
+    counts = {"problems": 0, "graphs": 0, "gpu": 0, "runs": 0,
+              "failures": 0}
     failures = []
 
     def report(tag: str, case: dict, pipeline: str, out: Outcome,
@@ -583,7 +776,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         small, res, steps = shrink(case, check, candidates, out.kind,
                                    args.shrink_budget)
         print(f"  shrunk in {steps} checks to: {small}")
-        if is_graph:
+        if "kernel" in small:
+            # The kernel is part of the case: the pipeline shrinks with it.
+            cmd = gpu_problem_repro(small)
+            print(f"  reproducer: {cmd}")
+            if args.out:
+                os.makedirs(args.out, exist_ok=True)
+                with open(os.path.join(args.out, f"repro-{tag}.sh"), "w") as f:
+                    f.write(cmd + "\n")
+        elif is_graph:
             program, _, _ = emit_graph(small)
             path = f"repro-{tag}.mlir"
             if args.out:
@@ -610,10 +811,13 @@ def main(argv: Optional[list[str]] = None) -> int:
                                         < args.time_budget)
 
     def run_case(tag: str, case: dict, check: Callable,
-                 candidates: Callable, is_graph: bool) -> None:
-        """Checks `case` under a random set of pipelines; the first failure
-        is reported and shrunk."""
-        for pipeline, libs in pipelines_for(rng, args.openmp_shared_libs):
+                 candidates: Callable, is_graph: bool,
+                 pipelines: Optional[list] = None) -> None:
+        """Checks `case` under `pipelines` (default: a random set); the
+        first failure is reported and shrunk."""
+        if pipelines is None:
+            pipelines = pipelines_for(rng, args.openmp_shared_libs)
+        for pipeline, libs in pipelines:
             tools = Tools(args.attn_opt, args.mlir_runner,
                           libs or args.shared_libs)
             out = check(case, tools, pipeline)
@@ -621,16 +825,17 @@ def main(argv: Optional[list[str]] = None) -> int:
             if is_graph and args.verbose:
                 print(f"{tag}: {case} {pipeline}: {out.text}")
             elif not is_graph and (args.verbose or not out.ok):
-                print(f"{tag}: {out.text.strip()}")
+                print(f"{tag}: {out.text.strip()}"
+                      + (f" [{pipeline}]" if args.verbose else ""))
             if not out.ok:
                 report(tag.replace(" ", ""), case, pipeline, out,
                        lambda c, t=tools, pl=pipeline: check(c, t, pl),
                        candidates, is_graph)
                 break
 
-    n_problem = n_graph = 0
+    n_problem = n_graph = n_gpu = 0
     while budget_left() and (n_problem < args.problems or
-                             n_graph < args.graphs):
+                             n_graph < args.graphs or n_gpu < args.gpu):
         # Interleaved so that a time-bounded run covers both kinds.
         if n_problem < args.problems:
             p = random_problem(rng)
@@ -644,10 +849,19 @@ def main(argv: Optional[list[str]] = None) -> int:
             counts["graphs"] += 1
             run_case(f"graph {n_graph}", g, check_graph, graph_candidates,
                      True)
+        if n_gpu < args.gpu and budget_left():
+            p = random_gpu_problem(rng)
+            n_gpu += 1
+            counts["gpu"] += 1
+            run_case(f"gpu {n_gpu}", p,
+                     lambda c, t, _pl: check_gpu_problem(c, t),
+                     gpu_problem_candidates, False,
+                     [(gpu_pipeline(p), None)])
     elapsed = time.monotonic() - start
     print(f"attn_random: seed {args.seed}: {counts['problems']} problems, "
-          f"{counts['graphs']} graphs, {counts['runs']} runs, "
-          f"{counts['failures']} failures in {elapsed:.0f} s")
+          f"{counts['graphs']} graphs, {counts['gpu']} gpu problems, "
+          f"{counts['runs']} runs, {counts['failures']} failures in "
+          f"{elapsed:.0f} s")
     return 1 if failures else 0
 
 

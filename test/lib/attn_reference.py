@@ -176,11 +176,29 @@ def bf16_bits_to_float(bits: np.ndarray) -> np.ndarray:
     return (np.asarray(bits, dtype=np.uint32) << 16).view(np.float32)
 
 
+def tf32_bits(x: np.ndarray) -> np.ndarray:
+    """Returns the float32 bit patterns of ``x`` rounded to TF32 (10 mantissa
+    bits) as PTX's ``cvt.rna.tf32.f32`` does: to nearest, ties away from
+    zero, the 13 low bits cleared.
+
+    Sign and magnitude are separate in the pattern, so adding half of the
+    last kept bit to the magnitude rounds ties away from zero; a carry goes
+    into the exponent (the largest finite values round to inf).  NaNs stay
+    NaNs.
+    """
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32)
+    nan = np.isnan(np.asarray(x, dtype=np.float32))
+    return np.where(nan, bits.astype(np.uint32), rounded).astype(np.uint32)
+
+
 def round_to(x: np.ndarray, dtype: str) -> np.ndarray:
-    """Rounds ``x`` to ``dtype`` (f32, f16, bf16) and returns float64 values.
+    """Rounds ``x`` to ``dtype`` (f32, f16, bf16, tf32) and returns float64
+    values.
 
     f32 and f16 use numpy's round-to-nearest-even conversions; bf16 rounds
-    the float32 value with :func:`bf16_bits`.  The result is exactly
+    the float32 value with :func:`bf16_bits`, tf32 with :func:`tf32_bits`
+    (the operand rounding of TF32 tensor cores).  The result is exactly
     representable in ``dtype``.
     """
     x = np.asarray(x)
@@ -191,6 +209,8 @@ def round_to(x: np.ndarray, dtype: str) -> np.ndarray:
             return x.astype(np.float16).astype(np.float64)
     if dtype == "bf16":
         return bf16_bits_to_float(bf16_bits(x)).astype(np.float64)
+    if dtype == "tf32":
+        return tf32_bits(x).view(np.float32).astype(np.float64)
     raise ValueError(f"unsupported float dtype {dtype!r}")
 
 

@@ -250,6 +250,35 @@ def test_round_to_is_idempotent_and_exact():
     assert ref.round_to(np.array([70000.0]), "f16")[0] == np.inf
 
 
+@pytest.mark.parametrize("f32_bits, tf32", [
+    (0x3F800000, 0x3F800000),  # 1.0 exact
+    (0x3F800FFF, 0x3F800000),  # just below the tie: down
+    (0x3F801000, 0x3F802000),  # tie, kept bit even: away from zero
+    (0x3F803000, 0x3F804000),  # tie, kept bit odd: away from zero
+    (0xBF801000, 0xBF802000),  # tie, negative: away from zero
+    (0x3F801001, 0x3F802000),  # just above the tie: up
+    (0x3FFFF000, 0x40000000),  # carry into the exponent
+    (0x7F7FF000, 0x7F800000),  # the largest values round to inf
+    (0x7F800000, 0x7F800000),  # inf
+    (0x80000000, 0x80000000),  # -0
+])
+def test_tf32_rounding_cases(f32_bits, tf32):
+    got = ref.tf32_bits(np.array([_f32(f32_bits)], np.float32))[0]
+    assert int(got) == tf32, hex(int(got))
+
+
+def test_tf32_rounding_is_nearest_on_random_values():
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal(5000) * 100).astype(np.float32)
+    r = ref.round_to(x, "tf32")
+    ulp = 2.0 ** (np.floor(np.log2(np.abs(x.astype(np.float64)))) - 10)
+    # Within half a TF32 ulp, on the 10-bit grid, and idempotent.
+    assert np.all(np.abs(r - x) <= ulp / 2)
+    assert np.all(np.abs(np.round(r / ulp) * ulp - r) == 0)
+    assert np.array_equal(ref.round_to(r, "tf32"), r)
+    assert np.isnan(ref.round_to(np.array([np.nan]), "tf32")[0])
+
+
 # ---------------------------------------------------------------------------
 # Hex literals
 # ---------------------------------------------------------------------------
