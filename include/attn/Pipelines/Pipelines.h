@@ -48,14 +48,15 @@ void buildAttnCPUPipeline(OpPassManager &pm,
                           const AttnCPUPipelineOptions &options);
 
 /// The kernel options of --attn-to-gpu (tiles, wgmma, tma, warp
-/// specialization, rescaling),
-/// shared by the GPU pipelines.
+/// specialization and its overlap and pingpong, rescaling), shared by the
+/// GPU pipelines.
 template <typename Derived>
 struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
   using PassOptions = ::mlir::detail::PassOptions;
   PassOptions::Option<int64_t> blockQ{
       *this, "block-q",
-      llvm::cl::desc("Query rows per kernel block: 64 or 128 (0: default)"),
+      llvm::cl::desc("Query rows per kernel block: 64 or 128 (64, 128 or "
+                     "192 with warp-specialize; 0: default)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> blockKV{
       *this, "block-kv",

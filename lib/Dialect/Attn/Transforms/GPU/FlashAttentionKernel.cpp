@@ -567,6 +567,8 @@ private:
   void emitConsumers(bool produce);
   /// The same with FlashAttention-3's intra-warpgroup overlap (see there).
   void emitOverlappedConsumers(bool produce);
+  /// The consumers' loop the config asks for: one of the two above.
+  void emitConsumerLoop(bool produce);
   /// Selects consumer warpgroup c's thread coordinates where `emulated`
   /// (the emulation's program c; on the GPU the thread's own) and returns
   /// its slab's offset in Q's wgmma descriptors (i64, uniform in the
@@ -1488,10 +1490,7 @@ void FlashAttentionEmitter::emitWarpSpecialized() {
     // The emulation runs the consumers' programs; the producer fills both
     // buffers, then refills each as soon as the consumers release it.
     produceFirst(2);
-    if (cfg.intraWarpgroupOverlap)
-      emitOverlappedConsumers(/*produce=*/true);
-    else
-      emitConsumers(/*produce=*/true);
+    emitConsumerLoop(/*produce=*/true);
     t.endBarriers();
     return;
   }
@@ -1521,11 +1520,15 @@ void FlashAttentionEmitter::emitWarpSpecialized() {
     if (cfg.consumerRegisters())
       t.setMaxRegisters(cfg.consumerRegisters(), /*increase=*/true);
     setThread(arith::SubIOp::create(b, loc, tid, pc(kThreadsPerWarpGroup)));
-    if (cfg.intraWarpgroupOverlap)
-      emitOverlappedConsumers(/*produce=*/false);
-    else
-      emitConsumers(/*produce=*/false);
+    emitConsumerLoop(/*produce=*/false);
   }
+}
+
+void FlashAttentionEmitter::emitConsumerLoop(bool produce) {
+  if (cfg.intraWarpgroupOverlap)
+    emitOverlappedConsumers(produce);
+  else
+    emitConsumers(produce);
 }
 
 void FlashAttentionEmitter::emitConsumers(bool produce) {
@@ -1719,21 +1722,24 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
       s[c] = one[0];
       releaseBuffer(emptyBarrier(false, buf));
     }
-    if (produce)
-      produceTile(/*value=*/false, add(j, ci(2)),
-                  cmp(arith::CmpIPredicate::slt, add(j, ci(2)), numKV));
+    if (produce) {
+      Value refill = add(j, ci(2));
+      produceTile(/*value=*/false, refill,
+                  cmp(arith::CmpIPredicate::slt, refill, numKV));
+    }
   };
-  // Copy c's softmax of S_j: its new P and pending rescale.
-  auto softmax = [&](Value j, ValueRange stIn, CopyState &out,
-                     SmallVector<Value> &sc) {
+  // Copy c's softmax of S_j, from and into its state `st`: new row
+  // statistics, P and pending rescale (O is left as it is).
+  auto softmax = [&](Value j, CopyState &st, SmallVector<Value> &sc) {
     SmallVector<SmallVector<Value>> one(1, sc);
     computeLogits(one, {0}, j);
-    SmallVector<Value> yield, accUnused;
-    onlineSoftmax(0, stIn, one[0], accUnused, yield, &out.pending);
-    out.stats.assign(yield.begin(), yield.end());
-    out.p.clear();
+    SmallVector<Value> stIn(st.stats), yield, accUnused;
+    stIn.append(st.acc);
+    onlineSoftmax(0, stIn, one[0], accUnused, yield, &st.pending);
+    st.stats.assign(yield.begin(), yield.end());
+    st.p.clear();
     for (int64_t kk = 0; kk < kSteps; ++kk)
-      out.p.append(probabilityFragment(one[0], kk));
+      st.p.append(probabilityFragment(one[0], kk));
   };
   // Copy c's O rescaled as its last softmax asked, then P V of K/V buffer
   // `buf` issued (not waited for).
@@ -1760,9 +1766,7 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
     for (int64_t c = 0; c < copies; ++c) {
       selectConsumer(c, produce);
       CopyState state = initial();
-      SmallVector<Value> stIn(state.stats);
-      stIn.append(state.acc);
-      softmax(ci(0), stIn, state, s[c]);
+      softmax(ci(0), state, s[c]);
       out.append(pack(state));
     }
     scf::YieldOp::create(b, loc, out);
@@ -1796,16 +1800,16 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
     for (int64_t c = 0; c < copies; ++c) {
       selectConsumer(c, produce);
       CopyState next = states[c];
-      SmallVector<Value> stIn(states[c].stats);
-      stIn.append(states[c].acc);
-      softmax(j, stIn, next, s[c]);
+      softmax(j, next, s[c]);
       t.wgmmaWait(0, next.acc);
       releaseBuffer(emptyBarrier(true, prevBuf));
       out.append(pack(next));
     }
-    if (produce)
-      produceTile(/*value=*/true, add(j, ci(1)),
-                  cmp(arith::CmpIPredicate::slt, add(j, ci(1)), numKV));
+    if (produce) {
+      Value refill = add(j, ci(1));
+      produceTile(/*value=*/true, refill,
+                  cmp(arith::CmpIPredicate::slt, refill, numKV));
+    }
     scf::YieldOp::create(b, loc, out);
   }
 
