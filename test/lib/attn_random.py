@@ -57,6 +57,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attn_check  # noqa: E402
+import gpu_variants  # noqa: E402
 import attn_reference as ref  # noqa: E402
 from gen_raise_tests import (amap, contract, dense, elementwise,  # noqa: E402
                              fill, softmax_generic, softmax_named, transpose,
@@ -518,20 +519,14 @@ def run_tool(cmd: list[str], stdin: str) -> str:
 # keys per step): partial blocks, one-row and one-key tails.
 GPU_LENGTHS = [1, 2, 7, 16, 31, 63, 64, 65, 97, 128, 129, 177, 200, 257]
 GPU_MAX_LENGTH = 300
-#: The kernels of --attn-to-gpu and the options that select them.
-GPU_KINDS = {
-    "mma": "",
-    "wgmma": "wgmma=1",
-    "tma": "wgmma=1 tma=1",
-    "ws": "wgmma=1 warp-specialize=1",
-}
 # The emulation's cost is mostly LLVM compiling the block program; this caps
 # the run itself: B * Hq * Lq * Lk.
 GPU_MAX_SCORES = 120_000
 
 
 def random_gpu_kernel(rng: np.random.Generator, dtype: str) -> dict:
-    """A kernel configuration: which kernel, its tiles (None: the pass's
+    """A kernel configuration: which kernel of --attn-to-gpu (mma.sync,
+    wgmma, wgmma with TMA, warp specialized), its tiles (None: the pass's
     defaults) and its loop options."""
     kind = "mma" if dtype == "f32" else str(
         rng.choice(["mma", "wgmma", "tma", "ws", "ws"]))
@@ -552,23 +547,16 @@ def random_gpu_kernel(rng: np.random.Generator, dtype: str) -> dict:
     return k
 
 
-def gpu_options(k: dict) -> str:
-    opts = [GPU_KINDS[k["kind"]]]
-    if k["block_q"]:
-        opts.append(f"block-q={k['block_q']}")
-    if k["block_kv"]:
-        opts.append(f"block-kv={k['block_kv']}")
-    if not k["overlap"]:
-        opts.append("intra-warpgroup-overlap=0")
-    if k["pingpong"]:
-        opts.append("pingpong=1")
-    if k["rescale"] is not None:
-        opts.append(f"rescale-threshold={k['rescale']:g}")
-    return " ".join(o for o in opts if o)
-
-
 def gpu_pipeline(p: dict) -> str:
-    opts = gpu_options(p["kernel"])
+    """The emulation pipeline of p's kernel, its options spelled as the
+    device check's variants spell theirs."""
+    k = p["kernel"]
+    opts = gpu_variants.Variant(
+        p["dtype"], p["dqk"], p["dv"], block_q=k["block_q"] or 0,
+        block_kv=k["block_kv"] or 0, wgmma=k["kind"] != "mma",
+        tma=k["kind"] == "tma", ws=k["kind"] == "ws", overlap=k["overlap"],
+        pingpong=k["pingpong"],
+        rescale=8.0 if k["rescale"] is None else k["rescale"]).tiles
     return (f"--attn-gpu-emulation-pipeline='{opts}'" if opts
             else "--attn-gpu-emulation-pipeline")
 
