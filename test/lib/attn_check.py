@@ -185,6 +185,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
                            "misaligned")
     prob.add_argument("--magnitude", type=float, default=1.0,
                       help="standard deviation of the q and k values")
+    prob.add_argument("--inputs", choices=("random", "ramp"),
+                      default="random",
+                      help="ramp: each row's scores rise steeply with the "
+                           "key index (every fourth row's fall), so that the "
+                           "last (first) visible key dominates the row and "
+                           "a key wrongly shown or hidden at the edge of the "
+                           "row's window changes its output by O(1); needs "
+                           "--dqk >= 2")
     prob.add_argument("--seed", type=int, default=0, help="random seed")
 
     chk = p.add_argument_group("checking")
@@ -266,6 +274,40 @@ def check_broadcast(name: str, shape: list[int], score: list[int]) -> None:
                              f"(score shape {score})")
 
 
+#: --inputs ramp: the scaled score step between neighbouring keys, beyond
+#: six standard deviations of the other head dims' noise. A row's runner-up
+#: key then weighs at most about e^-8 of its dominant one.
+RAMP_STEP = 8.0
+
+
+def add_ramp(q: np.ndarray, k: np.ndarray, scale: float,
+             magnitude: float) -> None:
+    """Writes a ramp into head dims 0 and 1 of q and k (in place): key j
+    holds (j // 16, j % 16) and row i (16 g, g), so q_i . k_j = g j plus
+    the noise of the other dims (q and k values of standard deviation
+    ``magnitude``). g = G makes the row's last visible key dominate, g = -G
+    its first: every fourth row (i % 4 == 3) falls, the others rise, so
+    that the rows where tiles start (multiples of 16), whose causal
+    diagonals and tails the kernels' per-block logic decides, all rise. A
+    falling row would hide a leak past its window's end. The values are
+    small integers and powers of two: exact in every dtype. G is the power
+    of two that makes the scaled step scale * G at least RAMP_STEP plus six
+    of the noise's standard deviations, at most 2^10 (16 G stays within
+    f16)."""
+    lk, d = k.shape[-2], k.shape[-1]
+    j = np.arange(lk, dtype=np.float64)
+    k[..., 0] = np.floor(j / 16)
+    k[..., 1] = np.mod(j, 16)
+    noise = abs(scale) * magnitude**2 * math.sqrt(d - 2)
+    step = RAMP_STEP + 6 * noise
+    e = 10 if scale == 0 else math.ceil(math.log2(step / abs(scale)))
+    g = 2.0 ** min(10, max(0, e))
+    lq = q.shape[-2]
+    direction = np.where(np.arange(lq) % 4 == 3, -1.0, 1.0)
+    q[..., 0] = 16 * g * direction
+    q[..., 1] = g * direction
+
+
 def make_problem(args: argparse.Namespace) -> Problem:
     """Generates the random problem the options describe."""
     rng = np.random.default_rng(args.seed)
@@ -287,10 +329,21 @@ def make_problem(args: argparse.Namespace) -> Problem:
         x = (rng.standard_normal(shape) * std).astype(np.float32)
         return ref.round_to(x, dtype)
 
+    scale = args.scale if args.scale is not None else 1.0 / math.sqrt(dqk)
+    scale = float(np.float32(scale))
+    if not math.isfinite(scale):
+        raise UsageError("--scale must be finite")
+
     dt = args.dtype
     q = Operand("q", rand(batch + [hq, lq, dqk], args.magnitude, dt), dt)
     k = Operand("k", rand(batch + [hkv, lk, dqk], args.magnitude, dt), dt)
     v = Operand("v", rand(batch + [hkv, lk, dv], 1.0, dt), dt)
+    if args.inputs == "ramp":
+        if dqk < 2:
+            raise UsageError("--inputs ramp needs --dqk >= 2")
+        add_ramp(q.values, k.values, scale, args.magnitude)
+        q.values[...] = ref.round_to(q.values.astype(np.float32), dt)
+        k.values[...] = ref.round_to(k.values.astype(np.float32), dt)
 
     mask = None
     if args.mask is not None:
@@ -319,10 +372,6 @@ def make_problem(args: argparse.Namespace) -> Problem:
         bias = Operand("b", rand(args.bias.shape, 1.0, args.bias.dtype),
                        args.bias.dtype)
 
-    scale = args.scale if args.scale is not None else 1.0 / math.sqrt(dqk)
-    scale = float(np.float32(scale))
-    if not math.isfinite(scale):
-        raise UsageError("--scale must be finite")
     return Problem(q, k, v, mask, bias, scale, args.causal,
                    batch + [hq, lq, dv], dt, args.operand_padding)
 

@@ -341,3 +341,37 @@ def test_hex_literals_parse_in_mlir(dtype, tmp_path):
         # element type must give our exact values.
         got = ref.round_to(np.array(vals, np.float32), dtype).reshape(shape)
         assert np.array_equal(got, x)
+
+
+@pytest.mark.parametrize("dtype,scale,magnitude,causal", [
+    ("bf16", None, 1.0, "bottom_right"), ("f16", 0.01, 1.0, "top_left"),
+    ("f32", 2.0, 1.0, None), ("bf16", None, 1.0, None),
+    ("f16", None, 3.0, "bottom_right"), ("f32", 2.0, 3.0, None)])
+def test_ramp_inputs_have_one_dominant_key_per_row(dtype, scale, magnitude,
+                                                   causal):
+    """attn_check's --inputs ramp: every row's weight sits on its last
+    visible key (rising rows) or its first (falling rows), and the values
+    are exact in the element type."""
+    import attn_check
+    argv = ["--dtype", dtype, "--hq", "2", "--lq", "70", "--lk", "300",
+            "--dqk", "64", "--inputs", "ramp", "--seed", "3",
+            "--magnitude", repr(magnitude)]
+    if scale is not None:
+        argv += ["--scale", repr(scale)]
+    if causal:
+        argv += ["--causal", causal]
+    args = attn_check.build_arg_parser().parse_args(argv)
+    pb = attn_check.make_problem(args)
+    for x in (pb.q.values, pb.k.values):
+        assert np.array_equal(ref.round_to(x.astype(np.float32), dtype), x)
+    s = ref.scores(pb.q.values, pb.k.values, scale=pb.scale, causal=pb.causal,
+                   kv_heads=ref.kv_head_index(2, 2))
+    p = ref.softmax_rows(s)
+    visible = np.isfinite(s)
+    first = visible.argmax(-1)
+    last = s.shape[-1] - 1 - visible[..., ::-1].argmax(-1)
+    rising = pb.q.values[..., 1] > 0
+    assert np.array_equal(rising[..., 0, :], np.arange(70) % 4 != 3)
+    dominant = np.where(rising, last, first)
+    assert np.array_equal(p.argmax(-1), dominant)
+    assert p.max(-1).min() > 0.99
