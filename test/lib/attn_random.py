@@ -7,7 +7,9 @@ Two kinds of cases, both from one seeded generator:
 * problems: one ``attn.attention`` with random batch dims, heads (grouped
   query ratios), Lq/Lk (1, primes, around the tile sizes), Dqk != Dv,
   f32/f16/bf16, bool or float masks and biases with random broadcasts,
-  causal alignments and fully masked rows. Each is checked by
+  causal alignments and fully masked rows; random inputs, or (for 40% of
+  the problems) ramp inputs, whose rows each have one dominant key at an
+  edge of their window. Each is checked by
   ``attn_check.py`` (same program generator, same reference, same
   tolerances) under the fused pipeline with random tile sizes and under the
   unfused one (``fused=false``).
@@ -19,7 +21,9 @@ Two kinds of cases, both from one seeded generator:
   run and compared with the reference computed from the graph's own inputs.
 
 * gpu problems (``--gpu N``): problems of the same generator with lengths
-  around the GPU kernels' blocks and the head dims they take, each for a
+  around the GPU kernels' blocks and the head dims they take, bottom-right
+  causal diagonals near a block's end, more of them with no mask or bias
+  (the kernels' own causal and tail path), each for a
   random kernel of ``--attn-to-gpu`` (mma.sync, wgmma, wgmma with TMA,
   warp specialized with or without the intra-warpgroup overlap and
   pingpong), random tiles and rescaling thresholds, run by the kernel's CPU
@@ -86,6 +90,9 @@ class Outcome:
     ok: bool
     kind: str  # "pass", "mismatch", "tool", "not-raised"
     text: str
+    # The case that ran, where the check ran another than it was given (a
+    # GPU problem whose tiles do not fit runs with the default ones).
+    ran: Optional[dict] = None
 
 
 # ---------------------------------------------------------------------------
@@ -140,9 +147,26 @@ def random_problem(rng: np.random.Generator) -> dict:
                       else float(rng.choice([0.01, 0.5, 1.0, 2.0])))
         p["magnitude"] = (1.0 if p["dtype"] != "f32" or rng.random() < 0.8
                           else 3.0)
+        p["inputs"] = random_inputs(rng)
         p["seed"] = int(rng.integers(1 << 30))
-        if problem_size(p) <= MAX_ELEMS:
+        if problem_size(p) <= MAX_ELEMS and problem_valid(p):
             return p
+
+
+#: The share of problems with attn_check's ramp inputs, whose rows each
+#: have one dominant key at an edge of their window (the last or the first
+#: visible key): a single key wrongly shown or hidden there, say one past a
+#: causal diagonal or a tile's tail, moves the row's output by O(1) instead
+#: of by one weight among dozens, which f16's and bf16's tolerances miss.
+RAMP_SHARE = 0.4
+
+
+def random_inputs(rng: np.random.Generator) -> str:
+    # Drawn in every mode, so that --self-check draws the same problems; the
+    # self-check's wrong scale barely moves a ramp's dominant key, so it keeps
+    # random inputs.
+    ramp = rng.random() < RAMP_SHARE
+    return "ramp" if ramp and SELF_CHECK_SCALE == 1.0 else "random"
 
 
 def problem_size(p: dict) -> int:
@@ -169,6 +193,8 @@ def problem_args(p: dict) -> list[str]:
             "--lq", str(p["lq"]), "--lk", str(p["lk"]),
             "--dqk", str(p["dqk"]), "--dv", str(p["dv"]),
             "--seed", str(p["seed"]), "--magnitude", str(p["magnitude"])]
+    if p.get("inputs", "random") != "random":
+        args += ["--inputs", p["inputs"]]
     if p["mask"]:
         m = p["mask"]
         spec = f"{m['kind']}:{shape_text(bcast_shape(p, m['full']))}"
@@ -264,6 +290,8 @@ def problem_valid(p: dict) -> bool:
         m = p["mask"]
         if not (m and m["kind"] == "bool" and m["full"][-2] and n <= p["lq"]):
             return False
+    if p.get("inputs") == "ramp" and p["dqk"] < 2:
+        return False
     return p["hq"] % p["hkv"] == 0
 
 
@@ -597,15 +625,31 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
         p["lq"], p["lk"] = (
             int(rng.choice(GPU_LENGTHS)) if rng.random() < 0.5
             else int(rng.integers(1, GPU_MAX_LENGTH + 1)) for _ in range(2))
+        if rng.random() < 0.4:
+            # No score operands: the kernels' own path through the causal
+            # diagonal and the tails (block skipping, one uniform branch
+            # for the blocks to mask), the one the device check times.
+            p["mask"] = p["bias"] = None
+            p["fully_masked_rows"] = 0
         p["kernel"] = random_gpu_kernel(rng, p["dtype"])
-        if p["causal"] == "bottom_right" and rng.random() < 0.5:
-            # A diagonal offset Lk - Lq within two keys of a block's end
-            # (block-kv, or one of the default 64, 128 and 176): where a
-            # block starts or stops crossing the diagonal.
-            block = p["kernel"]["block_kv"] or int(rng.choice([64, 128, 176]))
-            offset = (block * int(rng.integers(0, 3))
-                      + int(rng.integers(-2, 3)))
-            p["lk"] = min(max(p["lq"] + offset, 1), GPU_MAX_LENGTH)
+        p["inputs"] = random_inputs(rng)
+        if p["causal"] == "bottom_right" and rng.random() < 0.6:
+            # A diagonal offset Lk - Lq within two keys of a block's end:
+            # where a block starts or stops crossing the diagonal. Relative
+            # to the kernel's real block-kv, so a default one is pinned to
+            # one of the values the pass picks for this kernel kind.
+            k = p["kernel"]
+            if not k["block_kv"]:
+                k["block_kv"] = int(rng.choice(
+                    [16, 32] if p["dtype"] == "f32" else
+                    [64, 128, 176] if k["kind"] == "ws" else [32, 64, 128]))
+            # Lq gives way (not Lk) where Lk would pass the length cap:
+            # clamping Lk would move the diagonal away from the block's end.
+            ends = [m * k["block_kv"] for m in range(3)
+                    if m * k["block_kv"] + 2 < GPU_MAX_LENGTH]
+            offset = int(rng.choice(ends)) + int(rng.integers(-2, 3))
+            p["lq"] = max(min(p["lq"], GPU_MAX_LENGTH - offset), 1 - offset, 1)
+            p["lk"] = p["lq"] + offset
         step = 16 if p["kernel"]["kind"] == "mma" else 64
         dims = [d for d in range(step, 129, step)]
         p["dqk"] = int(rng.choice(dims))
@@ -638,7 +682,8 @@ def check_gpu_problem(p: dict, tools: Tools) -> Outcome:
             and (k["block_q"] or k["block_kv"])):
         q = copy.deepcopy(p)
         q["kernel"]["block_q"] = q["kernel"]["block_kv"] = None
-        return check_gpu_problem(q, tools)
+        out = check_gpu_problem(q, tools)
+        out.ran = out.ran or q
     return out
 
 
@@ -688,9 +733,10 @@ def shrink(case: dict, check: Callable[[dict], Outcome],
            budget_s: float) -> tuple[dict, Outcome, int]:
     """Greedy: takes the first simpler variant that fails the same way, until
     none does (or the time budget is spent). Returns the minimal case, its
-    outcome and the number of checks run."""
-    best = case
+    outcome and the number of checks run. A case is kept as it ran (see
+    Outcome.ran), so that its reproducer runs what failed."""
     outcome = check(case)
+    best = outcome.ran or case
     steps = 1
     deadline = time.monotonic() + budget_s
     progress = True
@@ -702,7 +748,7 @@ def shrink(case: dict, check: Callable[[dict], Outcome],
             res = check(cand)
             steps += 1
             if not res.ok and res.kind == kind:
-                best, outcome, progress = cand, res, True
+                best, outcome, progress = res.ran or cand, res, True
                 break
     return best, outcome, steps
 
