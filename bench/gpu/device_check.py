@@ -7,7 +7,11 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
     python3 device_check.py ARTIFACTS_DIR OUT_DIR [--iters 20] [--quick]
 
 1. correctness: for every variant and a few shapes (tails, Lq != Lk), fresh
-   random inputs, the output poisoned with NaN by the driver before the
+   random inputs (and, at two shapes, ramp inputs: each row's scores rise
+   steeply with the key index, so that a key wrongly shown or hidden at a
+   causal diagonal or a tail moves the row's output by O(1); the shapes
+   put the bottom-right diagonal one key before the last of a 64-, 128- or
+   176-key block), the output poisoned with NaN by the driver before the
    run, compared with a float64 torch reference (relative error within the
    dtype's tolerance, no NaN, rows without a visible key exactly 0). The
    kernels that are timed go first; runs left when --check-budget seconds
@@ -124,12 +128,36 @@ def run_driver(art, name, b, lq, lk, work, iters=0,
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
 
 
-def make_inputs(v, b, lq, lk, gen):
+def add_ramp(q, k):
+    """test/lib/attn_check.py's --inputs ramp, in place: key j holds
+    (j // 16, j % 16) in head dims 0 and 1, row i (16 g, g), so that
+    q_i . k_j = g j plus the other dims' noise. g = G (-G for every fourth
+    row, i % 4 == 3), the power of two that makes the scaled step between
+    neighbouring keys at least 8 plus six standard deviations of the noise
+    (at most 2^10): the last visible key dominates a row (the first for
+    the falling rows), and every row where a tile starts rises. Small
+    integers and powers of two, exact in every input type."""
+    j = torch.arange(k.shape[-2], dtype=torch.float64)
+    k[..., 0] = torch.div(j, 16, rounding_mode="floor").to(k.dtype)
+    k[..., 1] = torch.remainder(j, 16).to(k.dtype)
+    d = q.shape[-1]
+    scale = 1.0 / math.sqrt(d)
+    step = 8.0 + 6 * scale * math.sqrt(d - 2)
+    g = 2.0 ** min(10, max(0, math.ceil(math.log2(step / scale))))
+    rows = torch.arange(q.shape[-2])
+    sign = torch.where(rows % 4 == 3, -1.0, 1.0).double()
+    q[..., 0] = (16 * g * sign).to(q.dtype)
+    q[..., 1] = (g * sign).to(q.dtype)
+
+
+def make_inputs(v, b, lq, lk, gen, ramp=False):
     dt = DTYPES[v["dtype"]]
     h, hkv = v["heads"], v["hkv"]
     q = torch.randn(b, h, lq, v["d"], generator=gen).to(dt)
     k = torch.randn(b, hkv, lk, v["d"], generator=gen).to(dt)
     vv = torch.randn(b, hkv, lk, v["dv"], generator=gen).to(dt)
+    if ramp:
+        add_ramp(q, k)
     mask = bias = None
     if v["mask"]:
         mask = torch.rand(b, 1, 1, lk, generator=gen) > 0.3
@@ -143,9 +171,9 @@ def make_inputs(v, b, lq, lk, gen):
     return q, k, vv, mask, bias
 
 
-def check_variant(art, work, name, v, b, lq, lk, seed, dev):
+def check_variant(art, work, name, v, b, lq, lk, inputs, seed, dev):
     gen = torch.Generator().manual_seed(seed)
-    q, k, vv, mask, bias = make_inputs(v, b, lq, lk, gen)
+    q, k, vv, mask, bias = make_inputs(v, b, lq, lk, gen, inputs == "ramp")
     os.makedirs(work, exist_ok=True)
     write(os.path.join(work, "q.bin"), q)
     write(os.path.join(work, "k.bin"), k)
@@ -169,7 +197,8 @@ def check_variant(art, work, name, v, b, lq, lk, seed, dev):
     nan = int(torch.isnan(out).sum())
     err = (out - ref).abs()
     worst = float((err / (atol + rtol * ref.abs())).max()) if nan == 0 else math.inf
-    return {"variant": name, "shape": [b, v["heads"], lq, lk], "nan": nan,
+    return {"variant": name, "shape": [b, v["heads"], lq, lk],
+            "inputs": inputs, "nan": nan,
             "max_abs_err": float(err.max()) if nan == 0 else math.nan,
             "worst_over_tol": worst, "ok": nan == 0 and worst <= 1.0}
 
@@ -226,9 +255,13 @@ def main() -> int:
     results = {"commit": commit, "device": device,
                "date": time.strftime("%Y-%m-%d"), "correctness": [],
                "timing": []}
-    shapes = [(2, 200, 333), (1, 129, 64), (1, 1, 1)]
+    # (B, Lq, Lk, inputs). The ramp shapes' diagonal offsets, 126 and 174,
+    # fall one key before the last of a block of 64 or 128 keys, and of 176.
+    shapes = [(2, 200, 333, "random"), (1, 129, 64, "random"),
+              (1, 1, 1, "random"), (1, 130, 256, "ramp"),
+              (1, 130, 304, "ramp")]
     if not args.quick and args.device == "cuda":
-        shapes.append((1, 1024, 1024))
+        shapes.append((1, 1024, 1024, "random"))
     bench = [(4, 4096, 128), (4, 4096, 64), (1, 16384, 128)]
     if args.quick:
         bench = bench[:1]
@@ -247,10 +280,11 @@ def main() -> int:
     order = sorted(variants, key=lambda n: variants[n].get("base", n) not in timed)
     for name in order:
         v = variants[name]
-        for i, (b, lq, lk) in enumerate(shapes):
+        for i, (b, lq, lk, inputs) in enumerate(shapes):
             if (args.device == "cuda"
                     and time.monotonic() - started > args.check_budget):
                 r = {"variant": name, "shape": [b, v["heads"], lq, lk],
+                     "inputs": inputs,
                      "ok": None, "error": "not run: the correctness time "
                      "budget (--check-budget) was spent"}
                 results["correctness"].append(r)
@@ -259,6 +293,7 @@ def main() -> int:
                 continue
             if kernel_kind(v) in hung:
                 r = {"variant": name, "shape": [b, v["heads"], lq, lk],
+                     "inputs": inputs,
                      "ok": False,
                      "error": "skipped: a kernel of its kind hung before"}
                 results["correctness"].append(r)
@@ -266,12 +301,13 @@ def main() -> int:
                 print("FAIL " + json.dumps(r), flush=True)
                 continue
             try:
-                r = check_variant(art, work, name, v, b, lq, lk, 17 + i,
-                                  args.device)
+                r = check_variant(art, work, name, v, b, lq, lk, inputs,
+                                  17 + i, args.device)
             except RuntimeError as e:
                 if isinstance(e, DriverTimeout):
                     hung.add(kernel_kind(v))
                 r = {"variant": name, "shape": [b, v["heads"], lq, lk],
+                     "inputs": inputs,
                      "ok": False, "error": str(e)[-2000:]}
             results["correctness"].append(r)
             failed += not r["ok"]
