@@ -9,9 +9,10 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
 1. correctness: for every variant and a few shapes (tails, Lq != Lk), fresh
    random inputs (and, at two shapes, ramp inputs: each row's scores rise
    steeply with the key index, so that a key wrongly shown or hidden at a
-   causal diagonal or a tail moves the row's output by O(1); the shapes
-   put the bottom-right diagonal one key before the last of a 64-, 128- or
-   176-key block), the output poisoned with NaN by the driver before the
+   causal diagonal or a tail moves the row's output by O(1): the shapes
+   put the bottom-right diagonal one key before a block's last key, and on
+   it with a one-key tail), the output poisoned with NaN by the driver
+   before the
    run, compared with a float64 torch reference (relative error within the
    dtype's tolerance, no NaN, rows without a visible key exactly 0). The
    kernels that are timed go first; runs left when --check-budget seconds
@@ -255,11 +256,14 @@ def main() -> int:
     results = {"commit": commit, "device": device,
                "date": time.strftime("%Y-%m-%d"), "correctness": [],
                "timing": []}
-    # (B, Lq, Lk, inputs). The ramp shapes' diagonal offsets, 126 and 174,
-    # fall one key before the last of a block of 64 or 128 keys, and of 176.
+    # (B, Lq, Lk, inputs). The ramp shapes' bottom-right diagonal offsets:
+    # 126, one key before a block's last key for every causal kernel's
+    # block-kv (32, 64 or 128: divisors of 128), where a wrong test of the
+    # blocks that cross the diagonal shows one key too many; 127, on it,
+    # with Lk one key past 256 (a one-key tail, the row's dominant key).
     shapes = [(2, 200, 333, "random"), (1, 129, 64, "random"),
               (1, 1, 1, "random"), (1, 130, 256, "ramp"),
-              (1, 130, 304, "ramp")]
+              (1, 130, 257, "ramp")]
     if not args.quick and args.device == "cuda":
         shapes.append((1, 1024, 1024, "random"))
     bench = [(4, 4096, 128), (4, 4096, 64), (1, 16384, 128)]
