@@ -198,8 +198,7 @@ def check_variant(art, work, name, v, b, lq, lk, inputs, seed, dev):
     nan = int(torch.isnan(out).sum())
     err = (out - ref).abs()
     worst = float((err / (atol + rtol * ref.abs())).max()) if nan == 0 else math.inf
-    return {"variant": name, "shape": [b, v["heads"], lq, lk],
-            "inputs": inputs, "nan": nan,
+    return {"nan": nan,
             "max_abs_err": float(err.max()) if nan == 0 else math.nan,
             "worst_over_tol": worst, "ok": nan == 0 and worst <= 1.0}
 
@@ -285,34 +284,30 @@ def main() -> int:
     for name in order:
         v = variants[name]
         for i, (b, lq, lk, inputs) in enumerate(shapes):
+            run = {"variant": name, "shape": [b, v["heads"], lq, lk],
+                   "inputs": inputs}
             if (args.device == "cuda"
                     and time.monotonic() - started > args.check_budget):
-                r = {"variant": name, "shape": [b, v["heads"], lq, lk],
-                     "inputs": inputs,
-                     "ok": None, "error": "not run: the correctness time "
-                     "budget (--check-budget) was spent"}
+                r = {**run, "ok": None, "error": "not run: the correctness "
+                     "time budget (--check-budget) was spent"}
                 results["correctness"].append(r)
                 not_run += 1
                 print("NOT RUN " + json.dumps(r), flush=True)
                 continue
             if kernel_kind(v) in hung:
-                r = {"variant": name, "shape": [b, v["heads"], lq, lk],
-                     "inputs": inputs,
-                     "ok": False,
+                r = {**run, "ok": False,
                      "error": "skipped: a kernel of its kind hung before"}
                 results["correctness"].append(r)
                 failed += 1
                 print("FAIL " + json.dumps(r), flush=True)
                 continue
             try:
-                r = check_variant(art, work, name, v, b, lq, lk, inputs,
-                                  17 + i, args.device)
+                r = {**run, **check_variant(art, work, name, v, b, lq, lk,
+                                            inputs, 17 + i, args.device)}
             except RuntimeError as e:
                 if isinstance(e, DriverTimeout):
                     hung.add(kernel_kind(v))
-                r = {"variant": name, "shape": [b, v["heads"], lq, lk],
-                     "inputs": inputs,
-                     "ok": False, "error": str(e)[-2000:]}
+                r = {**run, "ok": False, "error": str(e)[-2000:]}
             results["correctness"].append(r)
             failed += not r["ok"]
             print(("PASS " if r["ok"] else "FAIL ") + json.dumps(r), flush=True)
