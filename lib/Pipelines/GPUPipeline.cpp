@@ -60,6 +60,8 @@ kernelOptions(const attn::AttnGPUTileOptions<Derived> &options) {
   toGPU.intraWarpgroupOverlap = options.intraWarpgroupOverlap;
   toGPU.pingpong = options.pingpong;
   toGPU.rescaleThreshold = options.rescaleThreshold;
+  toGPU.splitKV = options.splitKV;
+  toGPU.smCount = options.smCount;
   return toGPU;
 }
 

@@ -92,6 +92,17 @@ struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
       llvm::cl::desc("Lazy rescaling threshold (base 2, at most 8; "
                      "negative: rescale at every step)"),
       llvm::cl::init(8.0)};
+  PassOptions::Option<int64_t> splitKV{
+      *this, "split-kv",
+      llvm::cl::desc("Split each query block's keys over this many grid "
+                     "blocks, merged by a second kernel (1: never; 0: "
+                     "chosen at run time from the grid and sm-count)"),
+      llvm::cl::init(1)};
+  PassOptions::Option<int64_t> smCount{
+      *this, "sm-count",
+      llvm::cl::desc("Streaming multiprocessors, for split-kv=0 (0: from "
+                     "the chip)"),
+      llvm::cl::init(0)};
 };
 
 struct AttnGPUPipelineOptions

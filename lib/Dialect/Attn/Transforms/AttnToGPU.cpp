@@ -6,6 +6,7 @@
 
 #include "GPU/FlashAttentionKernel.h"
 #include "GPU/SimtTarget.h"
+#include "GPU/SplitKV.h"
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
@@ -38,7 +39,9 @@ struct AttnToGPUPass : public attn::impl::AttnToGPUBase<AttnToGPUPass> {
   void runOnOperation() override;
 
 private:
-  void lower(AttentionOp op, const FlashKernelConfig &cfg);
+  /// `partial`: split-KV's kernel, where cfg.splitKV != 1.
+  void lower(AttentionOp op, const FlashKernelConfig &cfg,
+             const std::optional<FlashKernelConfig> &partial);
 };
 } // namespace
 
@@ -57,7 +60,56 @@ static std::array<Value, 3> gridSize(OpBuilder &b, Location loc, AttentionOp op,
   return {x, y, z};
 }
 
-void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg) {
+/// Emits `grid` blocks of the program `body` emits: a gpu.launch of
+/// `threads` threads with `sharedBytes` of dynamic shared memory (whose
+/// views start `sharedAlign`-aligned), or, emulated, loops over the grid
+/// around the program with the threads as vector lanes.
+static void emitLaunch(OpBuilder &b, Location loc, bool emulate, Type elemType,
+                       std::array<Value, 3> grid, int64_t threads,
+                       int64_t sharedBytes, int64_t sharedAlign,
+                       function_ref<void(SimtTarget &)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  if (emulate) {
+    // Shared memory is one stack buffer, reused by the blocks in turn (a
+    // stack buffer, so that buffer deallocation has nothing to track),
+    // aligned as the GPU's (bank conflicts are checked on addresses).
+    auto smemType =
+        MemRefType::get({std::max<int64_t>(sharedBytes, 16)}, b.getI8Type());
+    Value smem =
+        memref::AllocaOp::create(b, loc, smemType, b.getI64IntegerAttr(1024));
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    auto zLoop = scf::ForOp::create(b, loc, zero, grid[2], one);
+    b.setInsertionPointToStart(zLoop.getBody());
+    auto yLoop = scf::ForOp::create(b, loc, zero, grid[1], one);
+    b.setInsertionPointToStart(yLoop.getBody());
+    auto xLoop = scf::ForOp::create(b, loc, zero, grid[0], one);
+    b.setInsertionPointToStart(xLoop.getBody());
+    std::unique_ptr<SimtTarget> target =
+        createEmulationTarget(b, loc, elemType,
+                              {xLoop.getInductionVar(), yLoop.getInductionVar(),
+                               zLoop.getInductionVar()},
+                              smem);
+    body(*target);
+    return;
+  }
+  Value threadCount = arith::ConstantIndexOp::create(b, loc, threads);
+  Value smemBytes = arith::ConstantIntOp::create(b, loc, sharedBytes, 32);
+  auto launch = gpu::LaunchOp::create(b, loc, grid[0], grid[1], grid[2],
+                                      threadCount, one, one, smemBytes);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  auto smemType = MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemType);
+  std::unique_ptr<SimtTarget> target =
+      createNVGPUTarget(b, loc, elemType, smem, sharedAlign);
+  body(*target);
+  gpu::TerminatorOp::create(b, loc);
+}
+
+void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
+                          const std::optional<FlashKernelConfig> &partial) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   // The output buffer bufferization allocated for a tensor result lives on
@@ -92,33 +144,94 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg) {
   operands.out = op.getInit();
   operands.causalOffset = op.getCausalOffset();
   std::array<Value, 3> grid = gridSize(b, loc, op, cfg);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
 
+  auto launchKernel = [&](const FlashKernelConfig &kernel,
+                          const FlashKernelOperands &kernelOps,
+                          std::array<Value, 3> kernelGrid) {
+    emitLaunch(b, loc, emulate, cfg.elemType, kernelGrid,
+               kernel.threadsPerBlock(), kernel.sharedBytes(),
+               kernel.sharedAlign(), [&](SimtTarget &target) {
+                 emitFlashAttentionBlock(target, kernel, kernelOps);
+               });
+  };
+  // Split-KV: the kernel writes each split's partials, a second kernel
+  // merges them into the output.
+  // (Its grid has the partial kernel's query blocks.)
+  std::array<Value, 3> splitGrid =
+      partial ? gridSize(b, loc, op, *partial) : grid;
+  auto launchSplit = [&](Value numSplits) {
+    int64_t rank = op.getRank();
+    Value lq = memref::DimOp::create(b, loc, op.getQuery(), rank - 2);
+    Value rows = arith::MulIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, numSplits, splitGrid[2]),
+        splitGrid[1]);
+    Type f32 = b.getF32Type();
+    auto workspace = [&](int64_t cols) -> Value {
+      auto type = MemRefType::get(
+          {ShapedType::kDynamic, ShapedType::kDynamic, cols}, f32);
+      if (emulate)
+        return memref::AllocOp::create(b, loc, type, ValueRange{rows, lq},
+                                       b.getI64IntegerAttr(64));
+      return gpu::AllocOp::create(b, loc, TypeRange{type}, ValueRange{},
+                                  ValueRange{rows, lq}, ValueRange{},
+                                  /*hostShared=*/false)
+          .getMemref();
+    };
+    FlashKernelOperands partialOps = operands;
+    partialOps.numSplits = numSplits;
+    partialOps.partialOut = workspace(cfg.headDimV);
+    partialOps.partialStats = workspace(2);
+    launchKernel(*partial, partialOps,
+                 {arith::MulIOp::create(b, loc, splitGrid[0], numSplits),
+                  splitGrid[1], splitGrid[2]});
+    SplitKVMergeOperands merge{numSplits, partialOps.partialOut,
+                               partialOps.partialStats, op.getInit()};
+    emitLaunch(b, loc, emulate, cfg.elemType,
+               splitKVMergeGrid(b, loc, op.getInit()), kMergeThreads,
+               /*sharedBytes=*/0, /*sharedAlign=*/0, [&](SimtTarget &target) {
+                 emitSplitKVMergeBlock(target, merge);
+               });
+    // (The emulation's buffers are freed by buffer deallocation.)
+    if (!emulate)
+      for (Value buffer : {partialOps.partialOut, partialOps.partialStats})
+        gpu::DeallocOp::create(b, loc, TypeRange{}, ValueRange{}, buffer);
+  };
+  auto launchAll = [&]() {
+    FlashKernelConfig whole = cfg;
+    whole.splitKV = 1;
+    if (cfg.splitKV == 1)
+      return launchKernel(whole, operands, grid);
+    if (cfg.splitKV > 1)
+      return launchSplit(arith::ConstantIndexOp::create(b, loc, cfg.splitKV));
+    // Chosen at run time: grids that fill the GPU run unsplit.
+    Value lk = memref::DimOp::create(b, loc, op.getKey(), op.getRank() - 2);
+    Value kvBlocks = arith::CeilDivUIOp::create(
+        b, loc, lk, arith::ConstantIndexOp::create(b, loc, partial->blockKV));
+    Value blocks = arith::MulIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, splitGrid[0], splitGrid[1]),
+        splitGrid[2]);
+    Value numSplits =
+        emitSplitCount(b, loc, blocks, kvBlocks, cfg.smCount, kMaxSplitKV);
+    auto ifOp = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, numSplits,
+                              arith::ConstantIndexOp::create(b, loc, 1)),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    launchSplit(numSplits);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    launchKernel(whole, operands, grid);
+  };
+
   if (emulate) {
-    // Shared memory is one stack buffer, reused by the blocks in turn (a
-    // stack buffer, so that buffer deallocation has nothing to track),
-    // aligned as the GPU's (bank conflicts are checked on addresses).
-    auto smemType = MemRefType::get({cfg.sharedBytes()}, b.getI8Type());
-    Value smem =
-        memref::AllocaOp::create(b, loc, smemType, b.getI64IntegerAttr(1024));
-    auto zLoop = scf::ForOp::create(b, loc, zero, grid[2], one);
-    b.setInsertionPointToStart(zLoop.getBody());
-    auto yLoop = scf::ForOp::create(b, loc, zero, grid[1], one);
-    b.setInsertionPointToStart(yLoop.getBody());
-    auto xLoop = scf::ForOp::create(b, loc, zero, grid[0], one);
-    b.setInsertionPointToStart(xLoop.getBody());
-    std::unique_ptr<SimtTarget> target =
-        createEmulationTarget(b, loc, cfg.elemType,
-                              {xLoop.getInductionVar(), yLoop.getInductionVar(),
-                               zLoop.getInductionVar()},
-                              smem);
-    emitFlashAttentionBlock(*target, cfg, operands);
+    launchAll();
     op.erase();
     return;
   }
 
-  // An empty grid is not a valid launch.
+  // An empty grid is not a valid launch (nor is the merge's, empty with it).
   Value empty = arith::OrIOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, grid[0], zero),
@@ -147,22 +260,10 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg) {
     operands.queryMap = encode(operands.query, cfg.blockQ);
     operands.keyMap = encode(operands.key, cfg.blockKV);
     operands.valueMap = encode(operands.value, cfg.blockKV);
-    if (cfg.tmaStore)
+    if (cfg.tmaStore && cfg.splitKV <= 1)
       operands.outMap = encode(operands.out, cfg.blockQ);
   }
-  Value threads = arith::ConstantIndexOp::create(b, loc, cfg.threadsPerBlock());
-  Value smemBytes = arith::ConstantIntOp::create(b, loc, cfg.sharedBytes(), 32);
-  auto launch = gpu::LaunchOp::create(b, loc, grid[0], grid[1], grid[2],
-                                      threads, one, one, smemBytes);
-  b.setInsertionPointToStart(&launch.getBody().front());
-  auto smemType = MemRefType::get(
-      {ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface{},
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
-  Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemType);
-  std::unique_ptr<SimtTarget> target =
-      createNVGPUTarget(b, loc, cfg.elemType, smem, cfg.sharedAlign());
-  emitFlashAttentionBlock(*target, cfg, operands);
-  gpu::TerminatorOp::create(b, loc);
+  launchAll();
   op.erase();
 }
 
@@ -178,17 +279,34 @@ void AttnToGPUPass::runOnOperation() {
   bool failed = false;
   for (AttentionOp op : ops) {
     std::string why;
-    FailureOr<FlashKernelConfig> cfg = getFlashKernelConfig(
-        op,
-        {blockQ, blockKV, wgmma, tma, warpSpecialize, intraWarpgroupOverlap,
-         pingpong, rescaleThreshold, chip},
-        why);
+    FlashKernelRequest request{blockQ,
+                               blockKV,
+                               wgmma,
+                               tma,
+                               warpSpecialize,
+                               intraWarpgroupOverlap,
+                               pingpong,
+                               rescaleThreshold,
+                               splitKV,
+                               smCount,
+                               chip};
+    FailureOr<FlashKernelConfig> cfg = getFlashKernelConfig(op, request, why);
+    std::optional<FlashKernelConfig> partial;
+    if (succeeded(cfg) && cfg->splitKV != 1) {
+      request.splitPartials = true;
+      FailureOr<FlashKernelConfig> split =
+          getFlashKernelConfig(op, request, why);
+      if (succeeded(split))
+        partial = *split;
+      else
+        cfg = failure();
+    }
     if (::mlir::failed(cfg)) {
       op.emitOpError("cannot be lowered to the GPU kernel: ") << why;
       failed = true;
       continue;
     }
-    lower(op, *cfg);
+    lower(op, *cfg, partial);
   }
   if (failed)
     return signalPassFailure();

@@ -301,6 +301,16 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
            "Lazy rescaling: a warp rescales O only when a row maximum rises "
            "more than this (base 2, at most 8); negative: at every K/V "
            "step (FlashAttention-2)">,
+    Option<"splitKV", "split-kv", "int64_t", /*default=*/"1",
+           "Split the keys of each query block over this many blocks of the "
+           "grid, each writing an unnormalized partial O and its row maxima "
+           "and sums, merged by a second kernel (flash-decoding): 1 (the "
+           "default) never splits; 0 chooses the count at run time from the "
+           "grid's size and sm-count (1 for grids that fill the GPU); N > 1 "
+           "always uses N splits (at most 128). Not with warp-specialize">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "Streaming multiprocessors of the GPU, for split-kv=0 (0: from "
+           "chip: 108 for sm_80, 132 for sm_90/sm_90a, else 132)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "The GPU the kernel is for (sm_80, sm_90a, ...; the GPU pipeline "
            "passes its own): the tiles' shared memory is checked against "

@@ -51,8 +51,7 @@ using namespace mlir;
 using namespace mlir::attn;
 using namespace mlir::attn::gpu_kernel;
 
-/// The value of a hidden score (base-2 logit).
-static constexpr double kHidden = -1.0e30;
+static constexpr double kHidden = kHiddenLogit;
 /// The smallest scale * log2(e) applied in the exponent rather than to the
 /// scores: 2 * kHidden / 1e-6 is still a finite f32.
 static constexpr double kMinDeferredScale = 1.0e-6;
@@ -76,6 +75,13 @@ static constexpr int64_t kUnusedLBO = 16;
 /// pingpong barriers, one per consumer warpgroup.
 static constexpr int64_t kConsumerBarrier = 1;
 static constexpr int64_t kTurnBarrier = 2;
+
+/// Streaming multiprocessors of the usual part of each chip: the A100's
+/// 108, the H100 SXM's and H200's 132 (also the guess for other chips;
+/// sm-count says it exactly).
+static int64_t smCountOfChip(StringRef chip) {
+  return chip == "sm_80" ? 108 : 132;
+}
 
 int64_t mlir::attn::gpu_kernel::maxSharedBytesPerBlock(StringRef chip) {
   // The opt-in limits of the CUDA programming guide, by compute capability.
@@ -177,6 +183,27 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     return failure();
   }
   cfg.rescaleThreshold = request.rescaleThreshold;
+  if (request.splitKV < 0 || request.splitKV > kMaxSplitKV) {
+    why = "split-kv must be 0 (chosen at run time), 1 (no split) or a "
+          "number of splits up to " +
+          std::to_string(kMaxSplitKV) + ", got " +
+          std::to_string(request.splitKV);
+    return failure();
+  }
+  // The producer warpgroup's pipeline starts at block 0 and its epilogue
+  // stores O by TMA; split partials are the other kernels' work.
+  if (request.splitKV != 1 && request.warpSpecialize) {
+    why = "split-kv is not implemented for the warp-specialized kernel: use "
+          "split-kv=1, or wgmma without warp-specialize";
+    return failure();
+  }
+  if (request.smCount < 0) {
+    why = "sm-count must be positive (0: from the chip), got " +
+          std::to_string(request.smCount);
+    return failure();
+  }
+  cfg.splitKV = request.splitKV;
+  cfg.smCount = request.smCount ? request.smCount : smCountOfChip(request.chip);
   if (request.warpSpecialize && !request.wgmma) {
     why = "warp specialization (warp-specialize=1) is part of the wgmma "
           "kernel: add wgmma=1";
@@ -221,7 +248,8 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   if (cfg.isTF32()) {
     cfg.blockQ = 64;
     cfg.blockKV = widest > 128 ? 16 : 32;
-  } else if (widest > 128 || op.getMask() || op.getBias()) {
+  } else if (widest > 128 || op.getMask() || op.getBias() ||
+             request.splitPartials) {
     cfg.blockQ = 64;
     cfg.blockKV = widest > 128 && !cfg.wgmma ? 32 : 64;
   } else {
@@ -294,8 +322,9 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
       r * (d / 4 + cfg.blockKV / 2 + dv / 2) <= kQInRegisterBudget;
   // TMA stores of O (which has V's element type): its panels go where Q
   // and K were, which only a Dv much larger than Dqk could overflow.
-  cfg.tmaStore = cfg.tma && cfg.blockQ * dv * cfg.elemBytes() <=
-                                cfg.sharedQBytes() + cfg.sharedKBytes();
+  cfg.tmaStore = cfg.tma && !request.splitPartials &&
+                 cfg.blockQ * dv * cfg.elemBytes() <=
+                     cfg.sharedQBytes() + cfg.sharedKBytes();
   if (cfg.pingpong && cfg.consumerGroups() < 2) {
     why = "pingpong needs two or three consumer warpgroups (block-q 128 or "
           "192), got block-q=" +
@@ -653,7 +682,10 @@ private:
   Value maskPaired, biasPaired, pairedLoads;
   Value sQ, sK, sV;
   SmallVector<Value> qPrefix, kvPrefix;
-  Value lastQ, lastK, numKV;
+  // numKV: the block's K/V steps, from block kvBegin on (0 unless split).
+  Value lastQ, lastK, numKV, kvBegin;
+  // Split-KV: the block's row of the partial outputs.
+  Value partialIndex;
   // Set up by setThread(), per thread.
   Value warp, lane, group, quad;
 };
@@ -977,17 +1009,32 @@ void FlashAttentionEmitter::setUp() {
   int64_t bm = cfg.blockQ, bn = cfg.blockKV;
 
   // Uniform coordinates of the block.
+  assert(!(ops.numSplits && (cfg.tmaStore || cfg.warpSpecialized)) &&
+         "split partials are stored by the threads, not by TMA");
   Value qBlock = t.blockId(0);
+  Value numQBlocks =
+      arith::CeilDivUIOp::create(b, loc, dim(ops.query, rank - 2), ci(bm));
+  Value split;
+  if (ops.numSplits) {
+    split = div(qBlock, numQBlocks);
+    qBlock = rem(qBlock, numQBlocks);
+  }
   if (cfg.causal) {
     // Causal work grows with the query block: launch the heaviest blocks
     // first (x varies fastest in launch order) so the last wave is short.
-    Value numQBlocks =
-        arith::CeilDivUIOp::create(b, loc, dim(ops.query, rank - 2), ci(bm));
     qBlock = arith::SubIOp::create(
         b, loc, arith::SubIOp::create(b, loc, numQBlocks, ci(1)), qBlock);
   }
   head = t.blockId(1);
   Value batchLinear = t.blockId(2);
+  if (ops.numSplits) {
+    Value batchCount = ci(1);
+    for (int64_t i = 0; i < numBatch; ++i)
+      batchCount = mul(batchCount, dim(ops.query, i));
+    Value heads = ci(qType.getDimSize(rank - 3));
+    partialIndex =
+        add(mul(add(mul(split, batchCount), batchLinear), heads), head);
+  }
   batchIdx.assign(numBatch, Value());
   for (int64_t i = numBatch - 1; i >= 0; --i) {
     Value size = dim(ops.query, i);
@@ -1049,6 +1096,18 @@ void FlashAttentionEmitter::setUp() {
         sel(cmp(arith::CmpIPredicate::slt, lastKey, ci(0)), ci(0),
             add(arith::DivSIOp::create(b, loc, lastKey, ci(bn)), ci(1)));
     numKV = minS(numKV, causalBlocks);
+  }
+  // Split-KV: split s runs the s-th share of the block's steps (of the
+  // visible ones, so that causal splits stay balanced); a split past the
+  // end runs none and writes hidden rows.
+  kvBegin = ci(0);
+  if (ops.numSplits) {
+    Value perSplit =
+        div(add(numKV, arith::SubIOp::create(b, loc, ops.numSplits, ci(1))),
+            ops.numSplits);
+    kvBegin = minS(mul(split, perSplit), numKV);
+    numKV = arith::SubIOp::create(b, loc, minS(add(kvBegin, perSplit), numKV),
+                                  kvBegin);
   }
 }
 
@@ -1285,15 +1344,17 @@ void FlashAttentionEmitter::emitBlock() {
     Value any = cmp(arith::CmpIPredicate::sgt, numKV, ci(0));
     t.expectBytes(ci(0), bm * d * cfg.elemBytes() + kvTmaBytes, any);
     loadTileTma(ops.query, ops.queryMap, qPrefix, q0, ci(0), bm, d, ci(0), any);
-    loadKVTma(ci(0), ci(0), any);
+    loadKVTma(kvBegin, ci(0), any);
   } else {
     // Prologue: Q (group 0), then K/V block 0 (group 1).
     loadTile(ops.query, qPrefix, q0, lq, lastQ, sQ, {}, bm, d);
     t.commitGroup();
     Value firstLimit =
         sel(cmp(arith::CmpIPredicate::sgt, numKV, ci(0)), lk, ci(0));
-    loadTile(ops.key, kvPrefix, ci(0), firstLimit, lastK, sK, {ci(0)}, bn, d);
-    loadTile(ops.value, kvPrefix, ci(0), firstLimit, lastK, sV, {ci(0)}, bn,
+    Value firstBase = mul(kvBegin, ci(bn));
+    loadTile(ops.key, kvPrefix, firstBase, firstLimit, lastK, sK, {ci(0)}, bn,
+             d);
+    loadTile(ops.value, kvPrefix, firstBase, firstLimit, lastK, sV, {ci(0)}, bn,
              dv);
     t.commitGroup();
     t.waitGroups(1);
@@ -1319,11 +1380,14 @@ void FlashAttentionEmitter::emitBlock() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
+    // Step `step` of the block runs K/V block j (the buffers and mbarrier
+    // phases count steps).
+    Value step = loop.getInductionVar();
+    Value j = add(kvBegin, step);
     ValueRange state = loop.getRegionIterArgs();
-    Value buf = rem(j, ci(2));
+    Value buf = rem(step, ci(2));
     Value nextBuf = arith::SubIOp::create(b, loc, ci(1), buf);
-    Value next = add(j, ci(1));
+    Value next = add(step, ci(1));
 
     // Prefetch block j + 1 into the other buffer, then wait for block j.
     if (cfg.tma) {
@@ -1331,13 +1395,13 @@ void FlashAttentionEmitter::emitBlock() {
       // ended the previous step.
       Value more = cmp(arith::CmpIPredicate::slt, next, numKV);
       t.expectBytes(nextBuf, kvTmaBytes, more);
-      loadKVTma(next, nextBuf, more);
-      t.waitBarrier(buf, blockPhaseParity(j));
+      loadKVTma(add(j, ci(1)), nextBuf, more);
+      t.waitBarrier(buf, blockPhaseParity(step));
     } else {
       // (All zero-size past the end.)
       Value nextLimit =
           sel(cmp(arith::CmpIPredicate::slt, next, numKV), lk, ci(0));
-      Value nextBase = mul(next, ci(bn));
+      Value nextBase = mul(add(j, ci(1)), ci(bn));
       loadTile(ops.key, kvPrefix, nextBase, nextLimit, lastK, sK, {nextBuf}, bn,
                d);
       loadTile(ops.value, kvPrefix, nextBase, nextLimit, lastK, sV, {nextBuf},
@@ -1878,16 +1942,30 @@ void FlashAttentionEmitter::writeOutput(
       ValueRange st = res.slice(4 * rt, 4);
       ValueRange o = res.slice(4 * numRT + rt * oTiles * 4, oTiles * 4);
       Value inv[2];
+      Value rowBase = add(tileRow(rt), add(group, t.lift(q0)));
       for (int h = 0; h < 2; ++h) {
         Value sum = st[2 + h];
         sum = fadd(sum, t.shuffleXor(sum, 1));
         sum = fadd(sum, t.shuffleXor(sum, 2));
         Value hiddenRow = arith::CmpFOp::create(
             b, loc, arith::CmpFPredicate::OLE, st[h], pf(kHidden));
-        inv[h] = sel(hiddenRow, pf(0.0),
-                     arith::DivFOp::create(b, loc, pf(1.0), sum));
+        if (!ops.numSplits) {
+          inv[h] = sel(hiddenRow, pf(0.0),
+                       arith::DivFOp::create(b, loc, pf(1.0), sum));
+          continue;
+        }
+        // A split's partial: O unnormalized, and the row's maximum and sum
+        // (one thread of the quad writes them). A row hidden in this split
+        // has weight 0 in the merge (its O accumulated hidden scores as 1).
+        inv[h] = sel(hiddenRow, pf(0.0), pf(1.0));
+        Value row = add(rowBase, pc(8 * h));
+        Value write = arith::AndIOp::create(
+            b, loc, cmp(arith::CmpIPredicate::slt, row, t.lift(lq)),
+            cmp(arith::CmpIPredicate::eq, quad, pc(0)));
+        t.storePair(sel(hiddenRow, pf(kHidden), st[h]),
+                    sel(hiddenRow, pf(0.0), sum), ops.partialStats,
+                    {t.lift(partialIndex), row, pc(0)}, write);
       }
-      Value rowBase = add(tileRow(rt), add(group, t.lift(q0)));
       // Each thread writes two adjacent columns of rows g and g + 8 per
       // tile.
       for (int64_t nt = 0; nt < oTiles; ++nt) {
@@ -1897,7 +1975,7 @@ void FlashAttentionEmitter::writeOutput(
           Value pair[2];
           for (int e = 0; e < 2; ++e) {
             pair[e] = fmul(o[4 * nt + 2 * h + e], inv[h]);
-            if (!outElem.isF32())
+            if (!outElem.isF32() && !ops.numSplits)
               pair[e] = arith::TruncFOp::create(
                   b, loc, t.perThreadType(outElem), pair[e]);
           }
@@ -1912,11 +1990,15 @@ void FlashAttentionEmitter::writeOutput(
             continue;
           }
           SmallVector<Value> idx;
-          for (Value p : qPrefix)
-            idx.push_back(t.lift(p));
+          if (ops.numSplits)
+            idx.push_back(t.lift(partialIndex));
+          else
+            for (Value p : qPrefix)
+              idx.push_back(t.lift(p));
           idx.push_back(row);
           idx.push_back(col);
-          t.storePair(pair[0], pair[1], ops.out, idx,
+          t.storePair(pair[0], pair[1],
+                      ops.numSplits ? ops.partialOut : ops.out, idx,
                       cmp(arith::CmpIPredicate::slt, row, t.lift(lq)));
         }
       }

@@ -15,6 +15,13 @@ namespace mlir {
 namespace attn {
 namespace gpu_kernel {
 
+/// The value of a hidden score (a base-2 logit): finite, so that no
+/// (-inf) - (-inf) arises; a row whose maximum stays at it saw no key.
+constexpr double kHiddenLogit = -1.0e30;
+
+/// The most splits of split-KV (a grid block per split and query block).
+constexpr int64_t kMaxSplitKV = 128;
+
 /// The compile-time shape of one kernel variant.
 struct FlashKernelConfig {
   /// Query rows per block: each of the 4 warps owns blockQ / 4 consecutive
@@ -67,6 +74,13 @@ struct FlashKernelConfig {
   /// only when a row's maximum rises more than this (base 2); negative:
   /// at every step, as FlashAttention-2.
   double rescaleThreshold = 8.0;
+  /// Split-KV (flash-decoding): 1 never splits, 0 picks the number of
+  /// splits at run time (see splitKVCount), N > 1 always uses N. Each
+  /// split's kernel block runs a contiguous share of its query block's K/V
+  /// steps and writes unnormalized partials that a second kernel merges.
+  int64_t splitKV = 1;
+  /// The GPU's streaming multiprocessors, for splitKV = 0.
+  int64_t smCount = 132;
 
   bool isTF32() const { return elemType.isF32(); }
   /// m16 row tiles per warp (64-row slabs per warpgroup on the wgmma path).
@@ -145,8 +159,16 @@ struct FlashKernelRequest {
   bool pingpong = false;
   /// See FlashKernelConfig::rescaleThreshold (at most 8).
   double rescaleThreshold = 8.0;
+  /// See FlashKernelConfig::splitKV (0 to 128) and smCount (0: from chip).
+  int64_t splitKV = 1;
+  int64_t smCount = 0;
   /// The target chip ("sm_80", "sm_90a", ...), or empty if not known.
   std::string chip;
+  /// The config of split-KV's kernel, which writes partials: its default
+  /// tiles have 64 rows (one m16 row tile per warp, as decoding has few
+  /// rows, and the registers that the split's bookkeeping takes), and O is
+  /// stored by the threads.
+  bool splitPartials = false;
 };
 
 /// The most dynamic shared memory a block may use on `chip` (sm_90's 227 KB
@@ -170,6 +192,12 @@ struct FlashKernelOperands {
   Value queryMap, keyMap, valueMap;
   /// With tmaStore: the output's tensor map.
   Value outMap;
+  /// Split-KV: the number of splits (uniform index), and where each split
+  /// writes its unnormalized O, [splits * Z * Hq, Lq, Dv] f32, and its row
+  /// maxima (base 2) and sums, [splits * Z * Hq, Lq, 2] f32, at
+  /// (split * Z + z) * Hq + head with z the linearized batch index. Null:
+  /// the kernel writes `out` itself.
+  Value numSplits, partialOut, partialStats;
 };
 
 /// The box of one TMA load into a wgmma operand panel: `rows` rows of 64
@@ -177,7 +205,8 @@ struct FlashKernelOperands {
 SmallVector<int64_t> tmaPanelBox(int64_t rank, int64_t rows);
 
 /// Emits the program of one block (grid: x = query block, y = query head,
-/// z = linearized batch index) through `target`.
+/// z = linearized batch index; split-KV: x = split * query blocks + query
+/// block) through `target`.
 void emitFlashAttentionBlock(SimtTarget &target, const FlashKernelConfig &cfg,
                              const FlashKernelOperands &operands);
 
