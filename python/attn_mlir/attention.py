@@ -320,7 +320,8 @@ class CompiledKernel:
 
     @property
     def binary(self):
-        """The kernel object: cubin bytes, PTX text (as bytes) or fatbin."""
+        """The kernel object: cubin bytes, PTX text (as bytes) or fatbin;
+        the first of them where there are several (split-KV)."""
         return self.objects[0][3]
 
     @property
@@ -333,7 +334,7 @@ class CompiledKernel:
 
 def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
                   warp_specialize, intra_warpgroup_overlap, pingpong,
-                  rescale_threshold, context):
+                  rescale_threshold, split_kv, sm_count, context):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
             f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
@@ -345,7 +346,8 @@ def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
                f"warp-specialize={int(bool(warp_specialize))} "
                f"intra-warpgroup-overlap={int(bool(intra_warpgroup_overlap))} "
                f"pingpong={int(bool(pingpong))} "
-               f"rescale-threshold={float(rescale_threshold)!r}}}")
+               f"rescale-threshold={float(rescale_threshold)!r} "
+               f"split-kv={int(split_kv)} sm-count={int(sm_count)}}}")
     host = str(module)
     objects = gpu_binary.extract(host)
     if not objects:
@@ -377,6 +379,8 @@ def compile_attention(
     intra_warpgroup_overlap=True,
     pingpong=False,
     rescale_threshold=8.0,
+    split_kv=1,
+    sm_count=0,
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
     element type ("f32", "f16", "bf16"), scale (default 1/sqrt(Dqk)), causal
@@ -403,6 +407,11 @@ def compile_attention(
     rescale_threshold (base 2, at most 8) is the lazy rescaling rule's:
     O is rescaled only when a row maximum rises more than that; negative
     rescales at every step (FlashAttention-2).
+    split_kv splits each query block's keys over several grid blocks whose
+    partial results a second kernel merges (flash-decoding, for grids too
+    small to fill the GPU): 1 never, N always N splits, 0 chooses at run
+    time from the grid and sm_count (0: from the chip). The kernel then
+    has three objects (the single kernel, the partial one and the merge).
     Invalid shapes or flags raise MLIRError with the op verifier's message.
     """
     if target not in ("cpu", "cuda"):
@@ -423,7 +432,8 @@ def compile_attention(
         return _compile_cuda(text, signature, chip, binary_format, block_q,
                              block_kv, wgmma, tma, warp_specialize,
                              intra_warpgroup_overlap, pingpong,
-                             rescale_threshold, context or Context())
+                             rescale_threshold, split_kv, sm_count,
+                             context or Context())
     context = context or Context()
     module = context.parse(text)
     module.verify()

@@ -4,6 +4,9 @@
 // kernel is compiled by the NVVM pipeline (here to PTX).
 // RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_90 format=isa" -o %t.mlir
 // RUN: FileCheck %s --check-prefix=HOST --input-file %t.mlir
+// The host code translates to LLVM IR: the launch and the output's device
+// allocation become mgpu* runtime calls.
+// RUN: mlir-translate --mlir-to-llvmir %t.mlir | FileCheck %s --check-prefix=LLVMIR
 // RUN: %gpu-binary %t.mlir %t.objects | FileCheck %s --check-prefix=OBJ
 // RUN: FileCheck %s --check-prefix=PTX --input-file %t.objects/sdpa_kernel.sm_90.ptx
 //
@@ -13,13 +16,21 @@
 // RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_90a format=bin" | FileCheck %s --check-prefix=SM90A
 //
 // The pass pipeline before the NVVM lowering: the generic scaling q is gone,
-// the result is a gpu.alloc.
+// the result is a device allocation (gpu.alloc, async: gpu-to-llvm lowers
+// no other form of it).
 // RUN: attn-opt %s --canonicalize --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --attn-to-gpu --gpu-kernel-outlining --canonicalize | FileCheck %s --check-prefix=STAGES
 
 // HOST: module attributes {gpu.container_module}
 // HOST: llvm.func @sdpa(
 // HOST: gpu.launch_func  @sdpa_kernel::@sdpa_kernel
 // HOST: gpu.binary @sdpa_kernel  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
+
+// LLVMIR-LABEL: define {{.*}} @sdpa(
+// 2 x 8 x 256 x 64 f16.
+// LLVMIR: call ptr @mgpuStreamCreate()
+// LLVMIR: call ptr @mgpuMemAlloc(i64 524288,
+// LLVMIR: call void @mgpuStreamSynchronize(
+// LLVMIR: call void @mgpuLaunchKernel(
 
 // OBJ: sdpa_kernel.sm_90.ptx
 
@@ -44,7 +55,9 @@
 // STAGES-LABEL: func.func @sdpa(
 // STAGES-SAME: %[[Q:[a-z0-9]+]]: memref<2x8x256x64xf16>
 // STAGES-NOT: linalg.generic
-// STAGES: %[[OUT:.*]] = gpu.alloc () : memref<2x8x256x64xf16>
+// STAGES: %[[STREAM:.*]] = gpu.wait async
+// STAGES: %[[OUT:.*]], %[[DONE:.*]] = gpu.alloc async [%[[STREAM]]] () : memref<2x8x256x64xf16>
+// STAGES: gpu.wait [%[[DONE]]]
 // STAGES: gpu.launch_func @sdpa_kernel::@sdpa_kernel blocks in (%c2, %c8, %c2) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c55296_i32 args(%[[Q]] : memref<2x8x256x64xf16>, {{.*}}, %[[OUT]] : memref<2x8x256x64xf16>)
 // STAGES: return %[[OUT]]
 // STAGES: gpu.module @sdpa_kernel

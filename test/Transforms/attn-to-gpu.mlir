@@ -166,10 +166,14 @@ func.func @dynamic_d256(%q: memref<?x4x?x256xf16>, %k: memref<?x4x?x256xf16>,
 
 // -----
 
-// The output buffer of a bufferized tensor function is device memory.
+// The output buffer of a bufferized tensor function is device memory: an
+// async gpu.alloc (the form gpu-to-llvm lowers) on a stream of its own,
+// waited for before the launch.
 // CHECK-LABEL: func.func @allocated_output
 // CHECK-NOT: memref.alloc
-// CHECK: %[[OUT:.*]] = gpu.alloc () : memref<1x2x64x64xf16>
+// CHECK: %[[S:.*]] = gpu.wait async
+// CHECK: %[[OUT:.*]], %[[T:.*]] = gpu.alloc async [%[[S]]] () : memref<1x2x64x64xf16>
+// CHECK: gpu.wait [%[[T]]]
 // CHECK: gpu.launch
 // CHECK: return %[[OUT]]
 func.func @allocated_output(%q: memref<1x2x64x64xf16>, %k: memref<1x2x64x64xf16>,
@@ -314,5 +318,26 @@ func.func @paired_loads(%q: memref<1x4x?x64xf16>, %k: memref<1x4x?x64xf16>,
                  mask(%m : memref<1x1x1x?xf32, strided<[?, ?, ?, 1], offset: ?>>)
                  bias(%b : memref<1x4x?x?xbf16>)
                  outs(%o : memref<1x4x?x64xf16>) scale = 0.125
+  return
+}
+
+// -----
+
+// Its deallocation frees device memory, after the launch.
+// CHECK-LABEL: func.func @freed_output
+// CHECK: %[[OUT:.*]], %{{.*}} = gpu.alloc async
+// CHECK: gpu.launch
+// CHECK: memref.copy %[[OUT]], %{{.*}}
+// CHECK: %[[S:.*]] = gpu.wait async
+// CHECK: %[[T:.*]] = gpu.dealloc async [%[[S]]] %[[OUT]] : memref<1x2x64x64xf16>
+// CHECK: gpu.wait [%[[T]]]
+// CHECK-NOT: memref.dealloc
+func.func @freed_output(%q: memref<1x2x64x64xf16>, %k: memref<1x2x64x64xf16>,
+                        %v: memref<1x2x64x64xf16>, %r: memref<1x2x64x64xf16>) {
+  %o = memref.alloc() : memref<1x2x64x64xf16>
+  attn.attention ins(%q, %k, %v : memref<1x2x64x64xf16>, memref<1x2x64x64xf16>, memref<1x2x64x64xf16>)
+                 outs(%o : memref<1x2x64x64xf16>) scale = 0.125
+  memref.copy %o, %r : memref<1x2x64x64xf16> to memref<1x2x64x64xf16>
+  memref.dealloc %o : memref<1x2x64x64xf16>
   return
 }

@@ -52,6 +52,8 @@ class Variant:
     pingpong: bool = False
     # Lazy rescaling threshold (base 2); negative: rescale at every step.
     rescale: float = 8.0
+    # Split-KV: 1 never, 0 chosen at run time, N splits ("split-kv=N").
+    split_kv: int = 1
 
     @property
     def tiles(self) -> str:
@@ -73,6 +75,8 @@ class Variant:
                 opts.append("pingpong=1")
         if self.rescale != 8.0:
             opts.append(f"rescale-threshold={self.rescale:g}")
+        if self.split_kv != 1:
+            opts.append(f"split-kv={self.split_kv}")
         return " ".join(opts)
 
     def chip(self, default: str) -> str:
@@ -105,6 +109,8 @@ class Variant:
             parts.append("eager")
         elif self.rescale != 8.0:
             parts.append(f"rescale{self.rescale:g}")
+        if self.split_kv != 1:
+            parts.append(f"splitkv{self.split_kv or ''}")
         if self.block_q or self.block_kv:
             parts.append(f"q{self.block_q or 'def'}kv{self.block_kv or 'def'}")
         return "_".join(parts)
@@ -191,6 +197,14 @@ def _variants() -> list[Variant]:
     # next to the lazy kernels at D=128.
     out.append(Variant("bf16", 128, 128, rescale=-1.0))
     out.append(Variant("bf16", 128, 128, wgmma=True, tma=True, rescale=-1.0))
+    # Split-KV chosen at run time (flash-decoding), timed at decoding shapes
+    # next to the single kernel; with GQA as decoding runs it, and on the
+    # wgmma kernel with TMA loads.
+    for d in (64, 128):
+        out.append(Variant("bf16", d, d, split_kv=0))
+    out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
+                       split_kv=0))
+    out.append(Variant("bf16", 128, 128, wgmma=True, tma=True, split_kv=0))
     return out
 
 

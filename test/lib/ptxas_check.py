@@ -10,7 +10,8 @@ or, with TMA, cp.async.bulk.tensor loads with their mbarriers instead of
 cp.async, and bulk tensor stores of O; warp specialized, also setmaxnreg,
 mbarrier arrivals and the consumers' named barrier),
 then ``ptxas -v --gpu-name CHIP``. Prints one line per variant (registers,
-shared memory, stack, spills) and exits 1 if any variant spills, has a
+shared memory, stack, spills; the most of its kernels where split-KV gives
+it three) and exits 1 if any variant spills, has a
 stack frame, misses one of the instructions, has its wgmma serialized, or
 moves registers between warpgroups (setmaxnreg) with budgets that do not
 fit the launch's (a setmaxnreg.inc that would wait forever).
@@ -58,13 +59,16 @@ def main() -> int:
                 print(f"{v.name}: attn-opt failed\n{out.stderr}")
                 failures += 1
                 continue
+            # One kernel per gpu.binary; split-KV variants have three.
             objects = gpu_binary.extract(out.stdout)
-            if len(objects) != 1:
-                print(f"{v.name}: expected one kernel object, "
+            expected = 1 if v.split_kv == 1 else 3
+            if len(objects) != expected:
+                print(f"{v.name}: expected {expected} kernel object(s), "
                       f"got {len(objects)}")
                 failures += 1
                 continue
-            ptx = objects[0][3].decode()
+            ptxs = [obj[3].decode() for obj in objects]
+            ptx = "\n".join(ptxs)
             if v.wgmma:
                 wanted = (f"wgmma.mma_async.sync.aligned.m64n{v.dv}k16.f32."
                           f"{v.dtype}.{v.dtype}",
@@ -117,37 +121,45 @@ def main() -> int:
                 unwanted = ()
             missing = [s for s in wanted if s not in ptx]
             missing += [f"no {s}" for s in unwanted if s in ptx]
-            ptx_path = os.path.join(tmp, v.name + ".ptx")
-            with open(ptx_path, "w") as f:
-                f.write(ptx)
-            asm = subprocess.run(
-                [args.ptxas, "-v", "--gpu-name", chip, ptx_path, "-o",
-                 os.devnull], capture_output=True, text=True)
-            log = asm.stdout + asm.stderr
-            regs = re.search(r"Used (\d+) registers", log)
-            frame = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill "
-                              r"stores, (\d+) bytes spill loads", log)
-            if asm.returncode != 0 or not regs or not frame:
+            log, returncode = "", 0
+            for n, text in enumerate(ptxs):
+                ptx_path = os.path.join(tmp, f"{v.name}.{n}.ptx")
+                with open(ptx_path, "w") as f:
+                    f.write(text)
+                asm = subprocess.run(
+                    [args.ptxas, "-v", "--gpu-name", chip, ptx_path, "-o",
+                     os.devnull], capture_output=True, text=True)
+                log += asm.stdout + asm.stderr
+                returncode = returncode or asm.returncode
+            # Split-KV variants have three kernels (the single one, the
+            # partial one and the merge): the most registers and shared
+            # memory of any, and every kernel's stack and spills.
+            regs = [int(x) for x in re.findall(r"Used (\d+) registers", log)]
+            frames = re.findall(r"(\d+) bytes stack frame, (\d+) bytes spill "
+                                r"stores, (\d+) bytes spill loads", log)
+            if returncode != 0 or not regs or len(frames) != len(regs):
                 print(f"{v.name}: ptxas failed\n{log}")
                 failures += 1
                 continue
-            stack, st, ld = (int(x) for x in frame.groups())
+            stack, st, ld = (sum(int(f[i]) for f in frames) for i in range(3))
             smem = launch_smem_bytes(out.stdout)
+            kernels = f"  ({len(regs)} kernels)" if len(regs) > 1 else ""
+            regs = max(regs)
             # ptxas serializes wgmma (waits after each) where it cannot prove
             # the accumulator registers untouched while one is in flight.
             serialized = "wgmma.mma_async instructions are serialized" in log
             # setmaxnreg moves registers within the block's share of the
             # register file: the launch must take the whole share, else the
             # consumers' setmaxnreg.inc waits forever.
-            pool = register_pool_error(ptx, int(regs.group(1)))
+            pool = register_pool_error(ptx, regs)
             # ptxas drops setmaxnreg where it cannot tell the register count
             # at entry (no .minnctapersm): the consumers keep the launch's.
             if "'setmaxnreg' ignored" in log:
                 pool = "ptxas ignored setmaxnreg (C7508)"
             bad = (stack or st or ld or missing or smem < 0 or serialized
                    or pool)
-            print(f"{v.name:34} {regs.group(1):>5} {smem:>9} {stack:>6} "
-                  f"{st:>8} {ld:>8}"
+            print(f"{v.name:34} {regs:>5} {smem:>9} {stack:>6} "
+                  f"{st:>8} {ld:>8}" + kernels
                   + (f"  FAIL missing {missing}" if missing else "")
                   + ("  FAIL spills/stack" if stack or st or ld else "")
                   + ("  FAIL wgmma serialized" if serialized else "")
@@ -190,14 +202,19 @@ def register_pool_error(ptx: str, regs: int) -> str:
 
 
 def launch_smem_bytes(host: str) -> int:
-    """The dynamic shared memory the host code's launch requests (read from
-    the lowered IR, not recomputed), or -1 if it is not found."""
-    use = re.search(r"dynamic_shared_memory_size (%[\w]+)", host)
-    if not use:
+    """The most dynamic shared memory a launch of the host code requests
+    (read from the lowered IR, not recomputed), or -1 if one is not found."""
+    uses = re.findall(r"dynamic_shared_memory_size (%[\w]+)", host)
+    if not uses:
         return -1
-    value = re.search(re.escape(use.group(1)) +
-                      r" = llvm\.mlir\.constant\((\d+) : i32\)", host)
-    return int(value.group(1)) if value else -1
+    sizes = []
+    for use in uses:
+        value = re.search(re.escape(use) +
+                          r" = llvm\.mlir\.constant\((\d+) : i32\)", host)
+        if not value:
+            return -1
+        sizes.append(int(value.group(1)))
+    return max(sizes)
 
 if __name__ == "__main__":
     sys.exit(main())

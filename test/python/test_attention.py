@@ -169,6 +169,34 @@ def test_cuda_target_takes_tile_sizes():
                                     target="cuda", block_q=96)
 
 
+def test_cuda_target_takes_split_kv():
+    # Decoding: one query row per sequence, 4096 keys.
+    q, kv = (2, 8, 1, 128), (2, 8, 4096, 128)
+    auto = attn_mlir.compile_attention(q, kv, kv, dtype="bf16", target="cuda",
+                                       binary_format="isa", split_kv=0)
+    # The single kernel, the partial kernel and the merge, with the f32
+    # partials in device memory for as long as the call.
+    assert len(auto.objects) == 3
+    assert auto.host_llvm.count("gpu.launch_func") == 3
+    assert auto.host_llvm.count("llvm.call @mgpuMemAlloc") == 2
+    assert auto.host_llvm.count("llvm.call @mgpuMemFree") == 2
+    forced = attn_mlir.compile_attention(q, kv, kv, dtype="bf16",
+                                         target="cuda", binary_format="isa",
+                                         split_kv=8)
+    assert len(forced.objects) == 2
+    single = attn_mlir.compile_attention(q, kv, kv, dtype="bf16",
+                                         target="cuda", binary_format="isa")
+    assert len(single.objects) == 1
+    with pytest.raises(MLIRError, match="split-kv must be 0"):
+        attn_mlir.compile_attention(q, kv, kv, dtype="bf16", target="cuda",
+                                    split_kv=500)
+    with pytest.raises(MLIRError, match="not implemented for the "
+                                        "warp-specialized kernel"):
+        attn_mlir.compile_attention(q, kv, kv, dtype="bf16", target="cuda",
+                                    chip="sm_90a", wgmma=True,
+                                    warp_specialize=True, split_kv=0)
+
+
 def test_cuda_target_takes_wgmma():
     shape = (1, 2, 100, 64)
     kernel = attn_mlir.compile_attention(shape, shape, shape, dtype="bf16",

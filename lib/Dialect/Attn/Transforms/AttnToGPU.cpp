@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
 namespace attn {
@@ -60,6 +61,29 @@ static std::array<Value, 3> gridSize(OpBuilder &b, Location loc, AttentionOp op,
   return {x, y, z};
 }
 
+/// A device allocation of `type`. gpu-to-llvm lowers only the async form
+/// of a device (not host-shared) gpu.alloc, so it is one on a stream of its
+/// own, waited for at once.
+static Value createDeviceAlloc(OpBuilder &b, Location loc, MemRefType type,
+                               ValueRange dynamicSizes) {
+  Type token = b.getType<gpu::AsyncTokenType>();
+  auto stream = gpu::WaitOp::create(b, loc, token, ValueRange{});
+  auto alloc = gpu::AllocOp::create(
+      b, loc, TypeRange{type, token}, ValueRange{stream.getAsyncToken()},
+      dynamicSizes, ValueRange{}, /*hostShared=*/false);
+  gpu::WaitOp::create(b, loc, Type(), ValueRange{alloc.getAsyncToken()});
+  return alloc.getMemref();
+}
+
+/// Frees a device allocation (async, like createDeviceAlloc).
+static void createDeviceDealloc(OpBuilder &b, Location loc, Value memref) {
+  Type token = b.getType<gpu::AsyncTokenType>();
+  auto stream = gpu::WaitOp::create(b, loc, token, ValueRange{});
+  auto dealloc = gpu::DeallocOp::create(
+      b, loc, token, ValueRange{stream.getAsyncToken()}, memref);
+  gpu::WaitOp::create(b, loc, Type(), ValueRange{dealloc.getAsyncToken()});
+}
+
 /// Emits `grid` blocks of the program `body` emits: a gpu.launch of
 /// `threads` threads with `sharedBytes` of dynamic shared memory (whose
 /// views start `sharedAlign`-aligned), or, emulated, loops over the grid
@@ -74,10 +98,23 @@ static void emitLaunch(OpBuilder &b, Location loc, bool emulate, Type elemType,
     // Shared memory is one stack buffer, reused by the blocks in turn (a
     // stack buffer, so that buffer deallocation has nothing to track),
     // aligned as the GPU's (bank conflicts are checked on addresses).
+    // It is made in the function's entry block: a stack buffer allocated
+    // under control flow (split-KV's run-time choice) becomes a dynamic
+    // alloca, and LLVM's x86 frames then misaligned the emulation's vector
+    // spills (a crash, seen).
     auto smemType =
         MemRefType::get({std::max<int64_t>(sharedBytes, 16)}, b.getI8Type());
-    Value smem =
-        memref::AllocaOp::create(b, loc, smemType, b.getI64IntegerAttr(1024));
+    Value smem;
+    {
+      OpBuilder::InsertionGuard entryGuard(b);
+      Operation *fn = b.getInsertionBlock()->getParentOp();
+      if (!isa<FunctionOpInterface>(fn))
+        fn = fn->getParentOfType<FunctionOpInterface>();
+      b.setInsertionPointToStart(
+          &cast<FunctionOpInterface>(fn).getFunctionBody().front());
+      smem =
+          memref::AllocaOp::create(b, loc, smemType, b.getI64IntegerAttr(1024));
+    }
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     auto zLoop = scf::ForOp::create(b, loc, zero, grid[2], one);
     b.setInsertionPointToStart(zLoop.getBody());
@@ -117,19 +154,15 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
   if (!emulate) {
     if (auto alloc = op.getInit().getDefiningOp<memref::AllocOp>()) {
       OpBuilder ab(alloc);
-      auto gpuAlloc = gpu::AllocOp::create(
-          ab, alloc.getLoc(), TypeRange{alloc.getType()},
-          /*asyncDependencies=*/ValueRange{}, alloc.getDynamicSizes(),
-          alloc.getSymbolOperands(), /*hostShared=*/false);
-      alloc.getResult().replaceAllUsesWith(gpuAlloc.getMemref());
+      Value device = createDeviceAlloc(ab, alloc.getLoc(), alloc.getType(),
+                                       alloc.getDynamicSizes());
+      alloc.getResult().replaceAllUsesWith(device);
       alloc.erase();
       // Deallocations of it, if any, must free device memory too.
-      for (Operation *user :
-           llvm::make_early_inc_range(gpuAlloc.getMemref().getUsers()))
+      for (Operation *user : llvm::make_early_inc_range(device.getUsers()))
         if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
           OpBuilder db(dealloc);
-          gpu::DeallocOp::create(db, dealloc.getLoc(), TypeRange{},
-                                 ValueRange{}, dealloc.getMemref());
+          createDeviceDealloc(db, dealloc.getLoc(), dealloc.getMemref());
           dealloc.erase();
         }
     }
@@ -146,9 +179,36 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
   std::array<Value, 3> grid = gridSize(b, loc, op, cfg);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
 
+  // One tensor map per operand (for the kernel's boxes), encoded by the
+  // runtime on each call (it caches them) and read by the kernel from
+  // device memory.
+  auto encodeMaps = [&](const FlashKernelConfig &kernel,
+                        FlashKernelOperands &kernelOps) {
+    auto encode = [&](Value memref, int64_t rows) -> Value {
+      auto type = cast<MemRefType>(memref.getType());
+      SmallVector<int64_t> box = tmaPanelBox(type.getRank(), rows);
+      SmallVector<Value> boxSizes;
+      for (int64_t d : box)
+        boxSizes.push_back(arith::ConstantIndexOp::create(b, loc, d));
+      Value unranked = memref::CastOp::create(
+          b, loc,
+          UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()),
+          memref);
+      return nvgpu::TmaCreateDescriptorOp::create(
+          b, loc, getTmaMapType(b.getContext(), box, kernel.elemType), unranked,
+          boxSizes);
+    };
+    kernelOps.queryMap = encode(kernelOps.query, kernel.blockQ);
+    kernelOps.keyMap = encode(kernelOps.key, kernel.blockKV);
+    kernelOps.valueMap = encode(kernelOps.value, kernel.blockKV);
+    if (kernel.tmaStore)
+      kernelOps.outMap = encode(kernelOps.out, kernel.blockQ);
+  };
   auto launchKernel = [&](const FlashKernelConfig &kernel,
-                          const FlashKernelOperands &kernelOps,
+                          FlashKernelOperands kernelOps,
                           std::array<Value, 3> kernelGrid) {
+    if (kernel.tma && !emulate)
+      encodeMaps(kernel, kernelOps);
     emitLaunch(b, loc, emulate, cfg.elemType, kernelGrid,
                kernel.threadsPerBlock(), kernel.sharedBytes(),
                kernel.sharedAlign(), [&](SimtTarget &target) {
@@ -173,10 +233,7 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
       if (emulate)
         return memref::AllocOp::create(b, loc, type, ValueRange{rows, lq},
                                        b.getI64IntegerAttr(64));
-      return gpu::AllocOp::create(b, loc, TypeRange{type}, ValueRange{},
-                                  ValueRange{rows, lq}, ValueRange{},
-                                  /*hostShared=*/false)
-          .getMemref();
+      return createDeviceAlloc(b, loc, type, ValueRange{rows, lq});
     };
     FlashKernelOperands partialOps = operands;
     partialOps.numSplits = numSplits;
@@ -195,7 +252,7 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
     // (The emulation's buffers are freed by buffer deallocation.)
     if (!emulate)
       for (Value buffer : {partialOps.partialOut, partialOps.partialStats})
-        gpu::DeallocOp::create(b, loc, TypeRange{}, ValueRange{}, buffer);
+        createDeviceDealloc(b, loc, buffer);
   };
   auto launchAll = [&]() {
     FlashKernelConfig whole = cfg;
@@ -240,29 +297,6 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
       b, loc, empty, arith::ConstantIntOp::create(b, loc, 1, 1));
   auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  if (cfg.tma) {
-    // One tensor map per operand, encoded by the runtime on each call (it
-    // caches them) and read by the kernel from device memory.
-    auto encode = [&](Value memref, int64_t rows) -> Value {
-      auto type = cast<MemRefType>(memref.getType());
-      SmallVector<int64_t> box = tmaPanelBox(type.getRank(), rows);
-      SmallVector<Value> boxSizes;
-      for (int64_t d : box)
-        boxSizes.push_back(arith::ConstantIndexOp::create(b, loc, d));
-      Value unranked = memref::CastOp::create(
-          b, loc,
-          UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()),
-          memref);
-      return nvgpu::TmaCreateDescriptorOp::create(
-          b, loc, getTmaMapType(b.getContext(), box, cfg.elemType), unranked,
-          boxSizes);
-    };
-    operands.queryMap = encode(operands.query, cfg.blockQ);
-    operands.keyMap = encode(operands.key, cfg.blockKV);
-    operands.valueMap = encode(operands.value, cfg.blockKV);
-    if (cfg.tmaStore && cfg.splitKV <= 1)
-      operands.outMap = encode(operands.out, cfg.blockQ);
-  }
   launchAll();
   op.erase();
 }

@@ -252,6 +252,10 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
              request.splitPartials) {
     cfg.blockQ = 64;
     cfg.blockKV = widest > 128 && !cfg.wgmma ? 32 : 64;
+    // Split partials up to D = 64: 128 keys per step (at 64 keys ptxas
+    // spills 4 bytes on sm_80 at 128 registers; 168 here).
+    if (request.splitPartials && widest <= 64 && !op.getMask() && !op.getBias())
+      cfg.blockKV = 128;
   } else {
     cfg.blockQ = 128;
     cfg.blockKV = widest > 64 && cfg.causal ? 32 : 64;

@@ -1,0 +1,85 @@
+// Split-KV (--attn-to-gpu="split-kv=N"): the kernel's K/V steps split over
+// N grid blocks per query block, which write f32 partials (unnormalized O;
+// row maxima and sums) to two device buffers, merged by a second kernel.
+// split-kv=0 chooses N on the host at run time and keeps the single kernel
+// for grids that fill the GPU.
+// RUN: attn-opt %s --attn-to-gpu="split-kv=4" --canonicalize --cse | FileCheck %s --check-prefix=FORCED
+// RUN: attn-opt %s --attn-to-gpu="split-kv=0" --canonicalize --cse | FileCheck %s --check-prefix=AUTO
+// RUN: attn-opt %s --attn-to-gpu="split-kv=0 sm-count=100" --canonicalize --cse | FileCheck %s --check-prefix=SMS
+// RUN: attn-opt %s --attn-to-gpu="split-kv=0 chip=sm_80" --canonicalize --cse | FileCheck %s --check-prefix=SM80
+// RUN: attn-opt %s --attn-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=OFF
+
+// Z * Hq = 16 rows of partials per split. The partial kernel has 64-row
+// tiles (87040 bytes of shared memory at D = 128), grid x = query blocks
+// times splits; the merge kernel has no shared memory and reads both
+// buffers for every split before they are freed.
+// FORCED-LABEL: func.func @gqa_d128
+// FORCED-SAME: %[[Q:[a-z0-9]+]]: memref<2x8x?x128xbf16>
+// FORCED-SAME: %[[O:[a-z0-9]+]]: memref<2x8x?x128xbf16>
+// FORCED-DAG: %[[LQ:.*]] = memref.dim %[[Q]], %c2
+// FORCED: %[[QB:.*]] = arith.ceildivui %[[LQ]], %c64
+// FORCED: %[[PO:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] (%c64, %[[LQ]]) : memref<?x?x128xf32>
+// FORCED: %[[PS:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] (%c64, %[[LQ]]) : memref<?x?x2xf32>
+// FORCED: %[[X:.*]] = arith.muli %[[QB]], %c4
+// FORCED: gpu.launch blocks({{.*}}) in ({{.*}} = %[[X]], {{.*}} = %c8, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c87040_i32
+// FORCED: vector.store {{.*}}, %[[PO]]
+// FORCED: vector.store {{.*}}, %[[PS]]
+// FORCED: gpu.terminator
+// FORCED: gpu.launch blocks({{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c0_i32
+// FORCED: scf.for %{{.*}} = %c0 to %c4
+// FORCED: memref.extract_strided_metadata %[[PS]]
+// FORCED: arith.maximumf
+// FORCED: scf.for %{{.*}} = %c0 to %c4
+// FORCED: memref.extract_strided_metadata %[[PS]]
+// FORCED: memref.extract_strided_metadata %[[PO]]
+// FORCED: ex2.approx.ftz.f32
+// FORCED: vector.store {{.*}}, %[[O]]
+// FORCED: gpu.terminator
+// FORCED: gpu.dealloc async [%{{.*}}] %[[PO]]
+// FORCED: gpu.dealloc async [%{{.*}}] %[[PS]]
+// FORCED-NOT: gpu.launch
+
+// Chosen at run time: split where 5 x blocks < 4 x (2 x 132) blocks, into
+// the splits whose last wave is fullest; else the 128-row kernel.
+// AUTO-LABEL: func.func @gqa_d128
+// AUTO: scf.for
+// AUTO: math.ceil
+// AUTO: scf.for
+// AUTO: arith.cmpi uge, %{{.*}}, %c1056
+// AUTO: %[[SPLIT:.*]] = arith.cmpi ugt, %{{.*}}, %c1
+// AUTO: scf.if %[[SPLIT]] {
+// AUTO: gpu.alloc
+// AUTO: dynamic_shared_memory_size %c87040_i32
+// AUTO: dynamic_shared_memory_size %c0_i32
+// AUTO: gpu.dealloc
+// AUTO: } else {
+// AUTO: dynamic_shared_memory_size %c104448_i32
+// SMS-LABEL: func.func @gqa_d128
+// SMS: arith.cmpi uge, %{{.*}}, %c800
+// SM80-LABEL: func.func @gqa_d128
+// SM80: arith.cmpi uge, %{{.*}}, %c864
+// OFF-LABEL: func.func @gqa_d128
+// OFF-NOT: gpu.alloc
+// OFF: dynamic_shared_memory_size %c104448_i32
+// OFF-NOT: gpu.launch
+func.func @gqa_d128(%q: memref<2x8x?x128xbf16>, %k: memref<2x2x?x128xbf16>,
+                    %v: memref<2x2x?x128xbf16>, %o: memref<2x8x?x128xbf16>) {
+  attn.attention ins(%q, %k, %v : memref<2x8x?x128xbf16>, memref<2x2x?x128xbf16>, memref<2x2x?x128xbf16>)
+      outs(%o : memref<2x8x?x128xbf16>) scale = 0.088388347648
+  return
+}
+
+// Dynamic batch: the partials' rows are splits x Z x Hq with Z the batch
+// size at run time.
+// OFF-LABEL: func.func @dynamic_batch
+// FORCED-LABEL: func.func @dynamic_batch
+// FORCED: %[[B:.*]] = memref.dim %{{.*}}, %c0
+// FORCED: %[[R:.*]] = arith.muli %[[B]], %c16
+// FORCED: gpu.alloc async [%{{.*}}] (%[[R]], %{{.*}}) : memref<?x?x64xf32>
+// FORCED: gpu.alloc async [%{{.*}}] (%[[R]], %{{.*}}) : memref<?x?x2xf32>
+func.func @dynamic_batch(%q: memref<?x4x?x64xf16>, %k: memref<?x4x?x64xf16>,
+                         %v: memref<?x4x?x64xf16>, %o: memref<?x4x?x64xf16>) {
+  attn.attention ins(%q, %k, %v : memref<?x4x?x64xf16>, memref<?x4x?x64xf16>, memref<?x4x?x64xf16>)
+      outs(%o : memref<?x4x?x64xf16>) scale = 0.125 causal = bottom_right
+  return
+}
