@@ -30,8 +30,10 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    and ratios. Every built alternative of a benchmarked variant (names with a
    _q<rows>kv<keys> tile suffix, _wgmma for the Hopper kernel, _wgmma_tma
    for it with TMA loads, _wgmma_ws for its warp-specialized form, _eager
-   for rescaling at every step) is timed next
-   to the default kernel. Writes
+   for rescaling at every step, _splitkv for split-KV chosen at run time)
+   is timed next to the default kernel; then decoding shapes (Lq = 1,
+   (B, Lk, D) = (1, 16384, 128), (8, 4096, 128), (4, 8192, 64)): the
+   single kernel against split-KV and SDPA, as GB/s of K and V. Writes
    table.md, results.json and raw timings to OUT_DIR.
 """
 
@@ -203,6 +205,70 @@ def check_variant(art, work, name, v, b, lq, lk, inputs, seed, dev):
             "worst_over_tol": worst, "ok": nan == 0 and worst <= 1.0}
 
 
+def tiles_label(v):
+    """What distinguishes a timed variant from its base kernel."""
+    tiles = (f"{v['block_q'] or 'def'}x{v['block_kv'] or 'def'}"
+             if v.get("block_q") or v.get("block_kv") else "default")
+    if v.get("wgmma"):
+        tiles += " wgmma"
+    if v.get("tma"):
+        tiles += " tma"
+    if v.get("ws"):
+        tiles += " ws" if v.get("overlap", True) else " ws serial"
+    if v.get("pingpong"):
+        tiles += " pingpong"
+    if v.get("rescale", 8.0) < 0:
+        tiles += " eager"
+    if v.get("split_kv", 1) != 1:
+        tiles += f" split-kv={v['split_kv']}"
+    return tiles
+
+
+def kernel_ms_per_call(kernel, iters):
+    """The GPU time of each of the last `iters` calls, from the times of
+    every launch of the driver's 4 + iters calls (one check call, three
+    warm-up calls): one launch per call, or two with split-KV (the partial
+    kernel and the merge), whose times add."""
+    calls = 4 + iters
+    if not kernel or len(kernel) % calls:
+        raise RuntimeError(f"{len(kernel)} kernel times for {calls} calls")
+    per = len(kernel) // calls
+    timed = kernel[-per * iters:]
+    return [sum(timed[i:i + per]) for i in range(0, len(timed), per)]
+
+
+def time_ours(art, name, v, b, lq, lk, work, iters, dev, hung):
+    """Times variant `name` on the inputs in `work`: the median kernel time
+    per call (ours_ms) and host time per call (call_ms), with raw times;
+    or ours_error."""
+    row = {}
+    if kernel_kind(v) in hung:
+        return {"ours_error": "skipped: a kernel of its kind hung"}
+    try:
+        kernel_path = os.path.join(work, "kernel_ms.txt")
+        if os.path.exists(kernel_path):
+            os.remove(kernel_path)
+        run_driver(art, name, b, lq, lk, work, iters,
+                   kernel_times=kernel_path)
+        calls = [float(x) for x in open(
+            os.path.join(work, "times_ms.txt")).read().split()]
+        row["call_ms"] = statistics.median(calls)
+        row["call_raw_ms"] = calls
+        if dev == "cpu":
+            # The emulation's host runtime times no kernels.
+            kernel = calls
+        else:
+            kernel = kernel_ms_per_call(
+                [float(x) for x in open(kernel_path).read().split()], iters)
+        row["ours_ms"] = statistics.median(kernel)
+        row["ours_raw_ms"] = kernel
+    except (RuntimeError, OSError, ValueError) as e:
+        if isinstance(e, DriverTimeout):
+            hung.add(kernel_kind(v))
+        row["ours_error"] = str(e)[-1000:]
+    return row
+
+
 def time_sdpa(q, k, v, causal, backend, iters):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     fn = torch.nn.functional.scaled_dot_product_attention
@@ -232,6 +298,9 @@ def main() -> int:
     p.add_argument("--bench", default="",
                    help="timing shapes 'B,L,D;...' instead of the issue's "
                         "(bf16, H from the variants, causal and not)")
+    p.add_argument("--decode", default="",
+                   help="decoding timing shapes 'B,Lq,Lk,D;...' instead of "
+                        "the defaults")
     p.add_argument("--check-budget", type=float, default=300.0,
                    help="seconds for the correctness runs on the GPU; the "
                         "runs left when it is spent are reported as not run, "
@@ -268,11 +337,19 @@ def main() -> int:
     bench = [(4, 4096, 128), (4, 4096, 64), (1, 16384, 128)]
     if args.quick:
         bench = bench[:1]
+    # (B, Lq, Lk, D) decoding shapes, bf16, not causal.
+    decode = [(1, 1, 16384, 128), (8, 1, 4096, 128), (4, 1, 8192, 64)]
+    if args.quick:
+        decode = decode[:1]
     if args.device == "cpu":
         bench = []
+        decode = []
     if args.bench:
         bench = [tuple(int(x) for x in item.split(","))
                  for item in args.bench.split(";")]
+    if args.decode:
+        decode = [tuple(int(x) for x in item.split(","))
+                  for item in args.decode.split(";")]
     timed = {f"bf16_d{d}" + ("_causal" if causal else "")
              for _, _, d in bench for causal in (False, True)}
 
@@ -283,7 +360,12 @@ def main() -> int:
     order = sorted(variants, key=lambda n: variants[n].get("base", n) not in timed)
     for name in order:
         v = variants[name]
-        for i, (b, lq, lk, inputs) in enumerate(shapes):
+        # Split-KV kernels (their count chosen at run time) also at decoding
+        # shapes, which they split; the ramp rows' last visible key is the
+        # last split's.
+        extra = ([(4, 1, 5000, "random"), (2, 3, 2049, "ramp")]
+                 if v.get("split_kv", 1) != 1 else [])
+        for i, (b, lq, lk, inputs) in enumerate(shapes + extra):
             run = {"variant": name, "shape": [b, v["heads"], lq, lk],
                    "inputs": inputs}
             if (args.device == "cuda"
@@ -346,53 +428,15 @@ def main() -> int:
             del qd, kd, vd
             for name in names:
                 tv = variants[name]
-                tiles = (f"{tv['block_q'] or 'def'}x{tv['block_kv'] or 'def'}"
-                         if tv.get("block_q") or tv.get("block_kv")
-                         else "default")
-                if tv.get("wgmma"):
-                    tiles += " wgmma"
-                if tv.get("tma"):
-                    tiles += " tma"
-                if tv.get("ws"):
-                    tiles += " ws" if tv.get("overlap", True) else " ws serial"
-                if tv.get("pingpong"):
-                    tiles += " pingpong"
-                if tv.get("rescale", 8.0) < 0:
-                    tiles += " eager"
                 row = {"B": b, "H": h, "L": L, "D": d, "causal": causal,
-                       "variant": name, "tiles": tiles}
+                       "variant": name, "tiles": tiles_label(tv)}
                 if kernel_kind(tv) in hung:
                     row["ours_error"] = "skipped: a kernel of its kind hung"
                     rows.append(row)
                     print(json.dumps(row), flush=True)
                     continue
-                try:
-                    kernel_path = os.path.join(work, "kernel_ms.txt")
-                    if os.path.exists(kernel_path):
-                        os.remove(kernel_path)
-                    run_driver(art, name, b, L, L, work, args.iters,
-                               kernel_times=kernel_path)
-                    calls = [float(x) for x in open(
-                        os.path.join(work, "times_ms.txt")).read().split()]
-                    row["call_ms"] = statistics.median(calls)
-                    row["call_raw_ms"] = calls
-                    if args.device == "cpu":
-                        # The emulation's host runtime times no kernels.
-                        kernel = calls
-                    else:
-                        # One launch per call; the timed calls are the last.
-                        kernel = [float(x) for x in open(
-                            kernel_path).read().split()][-args.iters:]
-                    if len(kernel) != args.iters:
-                        raise RuntimeError(
-                            f"{len(kernel)} kernel times for {args.iters} "
-                            "timed calls")
-                    row["ours_ms"] = statistics.median(kernel)
-                    row["ours_raw_ms"] = kernel
-                except (RuntimeError, OSError, ValueError) as e:
-                    if isinstance(e, DriverTimeout):
-                        hung.add(kernel_kind(tv))
-                    row["ours_error"] = str(e)[-1000:]
+                row.update(time_ours(art, name, tv, b, L, L, work, args.iters,
+                                     args.device, hung))
                 row.update(sdpa)
                 for key in ("ours", "flash", "cudnn"):
                     if f"{key}_ms" in row:
@@ -401,7 +445,51 @@ def main() -> int:
                 rows.append(row)
                 print(json.dumps({k: x for k, x in row.items()
                                   if not k.endswith("raw_ms")}), flush=True)
+    # Decoding: one query row per sequence, so few blocks that the
+    # single kernel leaves most of the GPU idle; split-KV spreads the keys.
+    # Memory-bound: GB/s of K and V read once.
+    decode_rows = []
+    for b, lq, lk, d in decode:
+        base = f"bf16_d{d}"
+        names = sorted((n for n, v in variants.items()
+                        if v.get("base", n) == base
+                        and (n == base or v.get("split_kv", 1) != 1)),
+                       key=lambda n: (n != base, n))
+        if not names:
+            continue
+        v = variants[names[0]]
+        h = v["heads"]
+        gbytes = 2.0 * b * v["hkv"] * lk * d * 2 / 1e9
+        gen = torch.Generator().manual_seed(6)
+        q, k, vv, _, _ = make_inputs(v, b, lq, lk, gen)
+        os.makedirs(work, exist_ok=True)
+        for n, t in (("q", q), ("k", k), ("v", vv)):
+            write(os.path.join(work, n + ".bin"), t)
+        sdpa = {}
+        qd, kd, vd = (t.to(args.device) for t in (q, k, vv))
+        for be in ("flash", "cudnn"):
+            try:
+                ts = time_sdpa(qd, kd, vd, False, be, args.iters)
+                sdpa[f"{be}_ms"] = statistics.median(ts)
+                sdpa[f"{be}_raw_ms"] = ts
+            except Exception as e:  # backend unavailable for the shape
+                sdpa[f"{be}_error"] = str(e)[-300:]
+        del qd, kd, vd
+        for name in names:
+            tv = variants[name]
+            row = {"B": b, "H": h, "Lq": lq, "Lk": lk, "D": d,
+                   "variant": name, "tiles": tiles_label(tv)}
+            row.update(time_ours(art, name, tv, b, lq, lk, work, args.iters,
+                                 args.device, hung))
+            row.update(sdpa)
+            for key in ("ours", "flash", "cudnn"):
+                if f"{key}_ms" in row:
+                    row[f"{key}_gbps"] = gbytes / (row[f"{key}_ms"] * 1e-3)
+            decode_rows.append(row)
+            print(json.dumps({k: x for k, x in row.items()
+                              if not k.endswith("raw_ms")}), flush=True)
     results["timing"] = rows
+    results["decode"] = decode_rows
 
     def f(row, key, fmt="{:.1f}"):
         return fmt.format(row[key]) if key in row else "-"
@@ -427,6 +515,23 @@ def main() -> int:
             f"{r['tiles']} | {f(r, 'ours_ms', '{:.3f}')} | "
             f"{f(r, 'call_ms', '{:.3f}')} | {f(r, 'ours_tflops')} | "
             f"{f(r, 'flash_tflops')} | {f(r, 'cudnn_tflops')} | {rf} | {rc} |")
+    if decode_rows:
+        lines += ["",
+                  "Decoding (Lq = 1; GB/s of K and V read once):",
+                  "",
+                  "| B | H | Lk | D | tiles | ours ms | call ms | ours GB/s | "
+                  "flash GB/s | cuDNN GB/s | ours/flash | ours/cuDNN |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in decode_rows:
+        rf = (f"{r['flash_ms'] / r['ours_ms']:.2f}"
+              if "ours_ms" in r and "flash_ms" in r else "-")
+        rc = (f"{r['cudnn_ms'] / r['ours_ms']:.2f}"
+              if "ours_ms" in r and "cudnn_ms" in r else "-")
+        lines.append(
+            f"| {r['B']} | {r['H']} | {r['Lk']} | {r['D']} | {r['tiles']} | "
+            f"{f(r, 'ours_ms', '{:.4f}')} | {f(r, 'call_ms', '{:.4f}')} | "
+            f"{f(r, 'ours_gbps', '{:.0f}')} | {f(r, 'flash_gbps', '{:.0f}')} | "
+            f"{f(r, 'cudnn_gbps', '{:.0f}')} | {rf} | {rc} |")
     table = "\n".join(lines) + "\n"
     print(table)
     with open(os.path.join(args.out, "table.md"), "w") as fh:

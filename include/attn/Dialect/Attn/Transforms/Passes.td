@@ -253,6 +253,13 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     D = 64, 128 x 176 (128 x 128 causal) up to D = 128, 128 x 64 above and
     with a mask or bias; block-kv may be up to 256.
 
+    With `split-kv=N` (N > 1; 0: chosen on the host at run time from the
+    grid's size and `sm-count`, 1 for grids that fill the GPU) the kernel
+    is split-KV's (flash-decoding): a grid of N blocks per query block, each
+    running a share of its K/V steps and writing the rows' unnormalized O,
+    maxima and sums to f32 device buffers, which a second kernel merges
+    into the output. Not with warp-specialize.
+
     With `emulate=true` the same per-block program is emitted as CPU code:
     loops over the grid, and the 128 threads of a block as the lanes of
     `vector<128xT>` values, with `ldmatrix`, `mma.sync`, `wgmma` (its
