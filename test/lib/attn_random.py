@@ -48,12 +48,14 @@ import argparse
 import contextlib
 import copy
 import io
+import json
 import os
 import shlex
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -584,7 +586,8 @@ def gpu_pipeline(p: dict) -> str:
         block_kv=k["block_kv"] or 0, wgmma=k["kind"] != "mma",
         tma=k["kind"] == "tma", ws=k["kind"] == "ws", overlap=k["overlap"],
         pingpong=k["pingpong"],
-        rescale=8.0 if k["rescale"] is None else k["rescale"]).tiles
+        rescale=8.0 if k["rescale"] is None else k["rescale"],
+        split_kv=k.get("split_kv", 1)).tiles
     return (f"--attn-gpu-emulation-pipeline='{opts}'" if opts
             else "--attn-gpu-emulation-pipeline")
 
@@ -657,7 +660,23 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
         if p["fully_masked_rows"]:
             p["fully_masked_rows"] = min(p["fully_masked_rows"], p["lq"])
         if gpu_problem_valid(p):
+            p["kernel"]["split_kv"] = random_split_kv(p)
             return p
+
+
+def random_split_kv(p: dict) -> int:
+    """Split-KV for 40% of the kernels that take it (not the warp-specialized
+    one): chosen at run time (0, which here splits: the emulated grids are
+    small) or forced, up to more splits than K/V steps. Drawn from the
+    problem itself rather than the seed's stream, so that each seed keeps
+    the problems it had before split-KV."""
+    if p["kernel"]["kind"] == "ws":
+        return 1
+    rng = np.random.default_rng(
+        zlib.crc32(json.dumps(p, sort_keys=True, default=str).encode()))
+    if rng.random() >= 0.4:
+        return 1
+    return int(rng.choice([0, 0, 2, 3, 5, 16]))
 
 
 def gpu_problem_args(p: dict) -> list[str]:
@@ -707,6 +726,7 @@ def gpu_problem_candidates(p: dict) -> list[dict]:
         if q != p:
             out.append(q)
 
+    kernel(split_kv=1)
     kernel(pingpong=False)
     kernel(overlap=True)
     kernel(rescale=None)
