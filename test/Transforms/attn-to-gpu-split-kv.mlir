@@ -43,7 +43,8 @@
 // the splits whose last wave is fullest; else the 128-row kernel.
 // AUTO-LABEL: func.func @gqa_d128
 // AUTO: scf.for
-// AUTO: math.ceil
+// AUTO-NOT: math.ceil
+// AUTO: arith.ceildivui
 // AUTO: scf.for
 // AUTO: arith.cmpi uge, %{{.*}}, %c1056
 // AUTO: %[[SPLIT:.*]] = arith.cmpi ugt, %{{.*}}, %c1

@@ -8,7 +8,6 @@
 #include "FlashAttentionKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -36,13 +35,14 @@ Value mlir::attn::gpu_kernel::emitSplitCount(OpBuilder &b, Location loc,
   Value most = arith::MinUIOp::create(
       b, loc, arith::MaxUIOp::create(b, loc, kvBlocks, ci(1)),
       ci(std::min(maxSplits, wave)));
-  Value blocksF = toF32(blocks), waveF = cf(static_cast<double>(wave));
-  // The fraction of the last wave that `splits` keep busy.
+  // The fraction of the waves that `splits` keep busy: blocks / (waves x
+  // wave size). (Integer ceilings: no libm call in the host code.)
   auto efficiency = [&](Value splits) -> Value {
-    Value waves = arith::DivFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, blocksF, toF32(splits)), waveF);
-    return arith::DivFOp::create(b, loc, waves,
-                                 math::CeilOp::create(b, loc, waves));
+    Value total = arith::MulIOp::create(b, loc, blocks, splits);
+    Value slots = arith::MulIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, total, ci(wave)),
+        ci(wave));
+    return arith::DivFOp::create(b, loc, toF32(total), toF32(slots));
   };
   Value end = arith::AddIOp::create(b, loc, most, ci(1));
   auto bestLoop = scf::ForOp::create(b, loc, ci(1), end, ci(1), {cf(0.0)});
