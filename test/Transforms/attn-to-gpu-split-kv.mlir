@@ -8,6 +8,9 @@
 // RUN: attn-opt %s --attn-to-gpu="split-kv=0 sm-count=100" --canonicalize --cse | FileCheck %s --check-prefix=SMS
 // RUN: attn-opt %s --attn-to-gpu="split-kv=0 chip=sm_80" --canonicalize --cse | FileCheck %s --check-prefix=SM80
 // RUN: attn-opt %s --attn-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=OFF
+// Through the GPU pipeline the host code translates to LLVM IR that calls
+// only the mgpu* runtime (no libm: AOT links need nothing else).
+// RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_90 format=isa split-kv=0" | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=HOSTIR --implicit-check-not=ceilf --implicit-check-not=ceil.
 
 // Z * Hq = 16 rows of partials per split. The partial kernel has 64-row
 // tiles (87040 bytes of shared memory at D = 128), grid x = query blocks
@@ -59,6 +62,14 @@
 // SMS: arith.cmpi uge, %{{.*}}, %c800
 // SM80-LABEL: func.func @gqa_d128
 // SM80: arith.cmpi uge, %{{.*}}, %c864
+// HOSTIR-LABEL: define void @gqa_d128(
+// HOSTIR: call ptr @mgpuMemAlloc(
+// HOSTIR: call ptr @mgpuMemAlloc(
+// HOSTIR: call void @mgpuLaunchKernel(
+// HOSTIR: call void @mgpuLaunchKernel(
+// HOSTIR: call void @mgpuMemFree(
+// HOSTIR: call void @mgpuMemFree(
+// HOSTIR: call void @mgpuLaunchKernel(
 // OFF-LABEL: func.func @gqa_d128
 // OFF-NOT: gpu.alloc
 // OFF: dynamic_shared_memory_size %c104448_i32
