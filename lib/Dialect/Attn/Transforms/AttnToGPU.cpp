@@ -215,9 +215,9 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
                  emitFlashAttentionBlock(target, kernel, kernelOps);
                });
   };
-  // Split-KV: the kernel writes each split's partials, a second kernel
-  // merges them into the output.
-  // (Its grid has the partial kernel's query blocks.)
+  // Split-KV: the partial kernel (on a grid of its own query blocks, times
+  // the splits) writes each split's partials, a second kernel merges them
+  // into the output.
   std::array<Value, 3> splitGrid =
       partial ? gridSize(b, loc, op, *partial) : grid;
   auto launchSplit = [&](Value numSplits) {
