@@ -288,6 +288,27 @@ def time_sdpa(q, k, v, causal, backend, iters):
     return times
 
 
+def stage_timing_inputs(v, b, lq, lk, causal, seed, work, dev, iters):
+    """Writes random q, k, v of variant `v`'s kind for the driver to time,
+    and times SDPA's flash and cuDNN backends on them: {backend_ms,
+    backend_raw_ms} or {backend_error} per backend."""
+    gen = torch.Generator().manual_seed(seed)
+    q, k, vv, _, _ = make_inputs(v, b, lq, lk, gen)
+    os.makedirs(work, exist_ok=True)
+    for n, t in (("q", q), ("k", k), ("v", vv)):
+        write(os.path.join(work, n + ".bin"), t)
+    sdpa = {}
+    qd, kd, vd = (t.to(dev) for t in (q, k, vv))
+    for be in ("flash", "cudnn"):
+        try:
+            ts = time_sdpa(qd, kd, vd, causal, be, iters)
+            sdpa[f"{be}_ms"] = statistics.median(ts)
+            sdpa[f"{be}_raw_ms"] = ts
+        except Exception as e:  # backend unavailable for the shape
+            sdpa[f"{be}_error"] = str(e)[-300:]
+    return sdpa
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("artifacts")
@@ -411,21 +432,8 @@ def main() -> int:
             v = variants[names[0]]
             h = v["heads"]
             flops = 4.0 * b * h * L * L * d * (0.5 if causal else 1.0)
-            gen = torch.Generator().manual_seed(5)
-            q, k, vv, _, _ = make_inputs(v, b, L, L, gen)
-            os.makedirs(work, exist_ok=True)
-            for n, t in (("q", q), ("k", k), ("v", vv)):
-                write(os.path.join(work, n + ".bin"), t)
-            sdpa = {}
-            qd, kd, vd = (t.to(args.device) for t in (q, k, vv))
-            for be in ("flash", "cudnn"):
-                try:
-                    ts = time_sdpa(qd, kd, vd, causal, be, args.iters)
-                    sdpa[f"{be}_ms"] = statistics.median(ts)
-                    sdpa[f"{be}_raw_ms"] = ts
-                except Exception as e:  # backend unavailable for the shape
-                    sdpa[f"{be}_error"] = str(e)[-300:]
-            del qd, kd, vd
+            sdpa = stage_timing_inputs(v, b, L, L, causal, 5, work,
+                                       args.device, args.iters)
             for name in names:
                 tv = variants[name]
                 row = {"B": b, "H": h, "L": L, "D": d, "causal": causal,
@@ -460,21 +468,8 @@ def main() -> int:
         v = variants[names[0]]
         h = v["heads"]
         gbytes = 2.0 * b * v["hkv"] * lk * d * 2 / 1e9
-        gen = torch.Generator().manual_seed(6)
-        q, k, vv, _, _ = make_inputs(v, b, lq, lk, gen)
-        os.makedirs(work, exist_ok=True)
-        for n, t in (("q", q), ("k", k), ("v", vv)):
-            write(os.path.join(work, n + ".bin"), t)
-        sdpa = {}
-        qd, kd, vd = (t.to(args.device) for t in (q, k, vv))
-        for be in ("flash", "cudnn"):
-            try:
-                ts = time_sdpa(qd, kd, vd, False, be, args.iters)
-                sdpa[f"{be}_ms"] = statistics.median(ts)
-                sdpa[f"{be}_raw_ms"] = ts
-            except Exception as e:  # backend unavailable for the shape
-                sdpa[f"{be}_error"] = str(e)[-300:]
-        del qd, kd, vd
+        sdpa = stage_timing_inputs(v, b, lq, lk, False, 6, work, args.device,
+                                   args.iters)
         for name in names:
             tv = variants[name]
             row = {"B": b, "H": h, "Lq": lq, "Lk": lk, "D": d,
@@ -493,6 +488,13 @@ def main() -> int:
 
     def f(row, key, fmt="{:.1f}"):
         return fmt.format(row[key]) if key in row else "-"
+
+    def ratio(row, other):
+        """Our speed over `other`'s (the same work, so the inverse ratio of
+        their times)."""
+        if "ours_ms" not in row or f"{other}_ms" not in row:
+            return "-"
+        return f"{row[f'{other}_ms'] / row['ours_ms']:.2f}"
     lines = [f"Device check {results['date']}, commit {commit}, "
              f"{results['device']}, torch {torch.__version__}, median of "
              f"{args.iters}.",
@@ -506,15 +508,12 @@ def main() -> int:
              "ours/cuDNN |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        rf = (f"{r['ours_tflops'] / r['flash_tflops']:.2f}"
-              if "ours_tflops" in r and "flash_tflops" in r else "-")
-        rc = (f"{r['ours_tflops'] / r['cudnn_tflops']:.2f}"
-              if "ours_tflops" in r and "cudnn_tflops" in r else "-")
         lines.append(
             f"| {r['B']} | {r['H']} | {r['L']} | {r['D']} | {r['causal']} | "
             f"{r['tiles']} | {f(r, 'ours_ms', '{:.3f}')} | "
             f"{f(r, 'call_ms', '{:.3f}')} | {f(r, 'ours_tflops')} | "
-            f"{f(r, 'flash_tflops')} | {f(r, 'cudnn_tflops')} | {rf} | {rc} |")
+            f"{f(r, 'flash_tflops')} | {f(r, 'cudnn_tflops')} | "
+            f"{ratio(r, 'flash')} | {ratio(r, 'cudnn')} |")
     if decode_rows:
         lines += ["",
                   "Decoding (Lq = 1; GB/s of K and V read once):",
@@ -523,15 +522,12 @@ def main() -> int:
                   "flash GB/s | cuDNN GB/s | ours/flash | ours/cuDNN |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in decode_rows:
-        rf = (f"{r['flash_ms'] / r['ours_ms']:.2f}"
-              if "ours_ms" in r and "flash_ms" in r else "-")
-        rc = (f"{r['cudnn_ms'] / r['ours_ms']:.2f}"
-              if "ours_ms" in r and "cudnn_ms" in r else "-")
         lines.append(
             f"| {r['B']} | {r['H']} | {r['Lk']} | {r['D']} | {r['tiles']} | "
             f"{f(r, 'ours_ms', '{:.4f}')} | {f(r, 'call_ms', '{:.4f}')} | "
             f"{f(r, 'ours_gbps', '{:.0f}')} | {f(r, 'flash_gbps', '{:.0f}')} | "
-            f"{f(r, 'cudnn_gbps', '{:.0f}')} | {rf} | {rc} |")
+            f"{f(r, 'cudnn_gbps', '{:.0f}')} | {ratio(r, 'flash')} | "
+            f"{ratio(r, 'cudnn')} |")
     table = "\n".join(lines) + "\n"
     print(table)
     with open(os.path.join(args.out, "table.md"), "w") as fh:
