@@ -244,21 +244,20 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
                   splitGrid[1], splitGrid[2]});
     SplitKVMergeOperands merge{numSplits, partialOps.partialOut,
                                partialOps.partialStats, op.getInit()};
-    emitLaunch(b, loc, emulate, cfg.elemType,
-               splitKVMergeGrid(b, loc, op.getInit()), kMergeThreads,
-               /*sharedBytes=*/0, /*sharedAlign=*/0, [&](SimtTarget &target) {
-                 emitSplitKVMergeBlock(target, merge);
-               });
+    emitLaunch(
+        b, loc, emulate, cfg.elemType,
+        {splitKVMergeBlocks(b, loc, op.getInit()), splitGrid[1], splitGrid[2]},
+        kMergeThreads,
+        /*sharedBytes=*/0, /*sharedAlign=*/0,
+        [&](SimtTarget &target) { emitSplitKVMergeBlock(target, merge); });
     // (The emulation's buffers are freed by buffer deallocation.)
     if (!emulate)
       for (Value buffer : {partialOps.partialOut, partialOps.partialStats})
         createDeviceDealloc(b, loc, buffer);
   };
   auto launchAll = [&]() {
-    FlashKernelConfig whole = cfg;
-    whole.splitKV = 1;
     if (cfg.splitKV == 1)
-      return launchKernel(whole, operands, grid);
+      return launchKernel(cfg, operands, grid);
     if (cfg.splitKV > 1)
       return launchSplit(arith::ConstantIndexOp::create(b, loc, cfg.splitKV));
     // Chosen at run time: grids that fill the GPU run unsplit.
@@ -279,7 +278,7 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
     b.setInsertionPointToStart(ifOp.thenBlock());
     launchSplit(numSplits);
     b.setInsertionPointToStart(ifOp.elseBlock());
-    launchKernel(whole, operands, grid);
+    launchKernel(cfg, operands, grid);
   };
 
   if (emulate) {

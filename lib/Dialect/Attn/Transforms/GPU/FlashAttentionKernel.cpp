@@ -36,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FlashAttentionKernel.h"
+#include "SplitKV.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -51,9 +52,8 @@ using namespace mlir;
 using namespace mlir::attn;
 using namespace mlir::attn::gpu_kernel;
 
-static constexpr double kHidden = kHiddenLogit;
 /// The smallest scale * log2(e) applied in the exponent rather than to the
-/// scores: 2 * kHidden / 1e-6 is still a finite f32.
+/// scores: 2 * kHiddenLogit / 1e-6 is still a finite f32.
 static constexpr double kMinDeferredScale = 1.0e-6;
 /// How far (in base-2 logits) a row's maximum may rise above the running
 /// maximum before the kernel moves it and rescales O (see softmax): scores
@@ -399,9 +399,11 @@ private:
   Value fma(Value x, Value y, Value z) { return t.fma(x, y, z); }
   /// The hidden score in the unit of the scores before the exponent
   /// (`scoreScale` applied). Scaled by `exponentScale` it stays at or below
-  /// kHidden, so a row that saw only hidden scores keeps the maximum kHidden.
+  /// kHiddenLogit, so a row that saw only hidden scores keeps the maximum
+  /// kHiddenLogit.
   double hiddenScore() const {
-    return exponentScale == 1.0 ? kHidden : 2.0 * kHidden / exponentScale;
+    return exponentScale == 1.0 ? kHiddenLogit
+                                : 2.0 * kHiddenLogit / exponentScale;
   }
   Value exp2(Value x) { return t.exp2(x); }
   Value dim(Value memref, int64_t i) {
@@ -1035,9 +1037,8 @@ void FlashAttentionEmitter::setUp() {
     Value batchCount = ci(1);
     for (int64_t i = 0; i < numBatch; ++i)
       batchCount = mul(batchCount, dim(ops.query, i));
-    Value heads = ci(qType.getDimSize(rank - 3));
-    partialIndex =
-        add(mul(add(mul(split, batchCount), batchLinear), heads), head);
+    partialIndex = splitKVPartialRow(b, loc, split, batchLinear, head,
+                                     batchCount, qType.getDimSize(rank - 3));
   }
   batchIdx.assign(numBatch, Value());
   for (int64_t i = numBatch - 1; i >= 0; --i) {
@@ -1126,7 +1127,7 @@ SmallVector<Value> FlashAttentionEmitter::initialLoopState() {
   SmallVector<Value> inits;
   int64_t numRT = cfg.rowTiles();
   for (int64_t rt = 0; rt < numRT; ++rt)
-    inits.append({pf(kHidden), pf(kHidden), pf(0.0), pf(0.0)});
+    inits.append({pf(kHiddenLogit), pf(kHiddenLogit), pf(0.0), pf(0.0)});
   for (int64_t i = 0; i < numRT * (cfg.headDimV / 8) * 4; ++i)
     inits.push_back(pf(0.0));
   return inits;
@@ -1952,7 +1953,7 @@ void FlashAttentionEmitter::writeOutput(
         sum = fadd(sum, t.shuffleXor(sum, 1));
         sum = fadd(sum, t.shuffleXor(sum, 2));
         Value hiddenRow = arith::CmpFOp::create(
-            b, loc, arith::CmpFPredicate::OLE, st[h], pf(kHidden));
+            b, loc, arith::CmpFPredicate::OLE, st[h], pf(kHiddenLogit));
         if (!ops.numSplits) {
           inv[h] = sel(hiddenRow, pf(0.0),
                        arith::DivFOp::create(b, loc, pf(1.0), sum));
@@ -1966,7 +1967,7 @@ void FlashAttentionEmitter::writeOutput(
         Value write = arith::AndIOp::create(
             b, loc, cmp(arith::CmpIPredicate::slt, row, t.lift(lq)),
             cmp(arith::CmpIPredicate::eq, quad, pc(0)));
-        t.storePair(sel(hiddenRow, pf(kHidden), st[h]),
+        t.storePair(sel(hiddenRow, pf(kHiddenLogit), st[h]),
                     sel(hiddenRow, pf(0.0), sum), ops.partialStats,
                     {t.lift(partialIndex), row, pc(0)}, write);
       }

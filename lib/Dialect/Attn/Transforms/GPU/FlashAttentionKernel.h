@@ -75,7 +75,7 @@ struct FlashKernelConfig {
   /// at every step, as FlashAttention-2.
   double rescaleThreshold = 8.0;
   /// Split-KV (flash-decoding): 1 never splits, 0 picks the number of
-  /// splits at run time (see splitKVCount), N > 1 always uses N. Each
+  /// splits at run time (emitSplitCount, SplitKV.h), N > 1 always uses N. Each
   /// split's kernel block runs a contiguous share of its query block's K/V
   /// steps and writes unnormalized partials that a second kernel merges.
   int64_t splitKV = 1;

@@ -40,8 +40,7 @@ Value mlir::attn::gpu_kernel::emitSplitCount(OpBuilder &b, Location loc,
   auto efficiency = [&](Value splits) -> Value {
     Value total = arith::MulIOp::create(b, loc, blocks, splits);
     Value slots = arith::MulIOp::create(
-        b, loc, arith::CeilDivUIOp::create(b, loc, total, ci(wave)),
-        ci(wave));
+        b, loc, arith::CeilDivUIOp::create(b, loc, total, ci(wave)), ci(wave));
     return arith::DivFOp::create(b, loc, toF32(total), toF32(slots));
   };
   Value end = arith::AddIOp::create(b, loc, most, ci(1));
@@ -89,9 +88,21 @@ Value mlir::attn::gpu_kernel::emitSplitCount(OpBuilder &b, Location loc,
   return arith::SelectOp::create(b, loc, full, ci(1), pickLoop.getResult(0));
 }
 
-std::array<Value, 3> mlir::attn::gpu_kernel::splitKVMergeGrid(OpBuilder &b,
-                                                              Location loc,
-                                                              Value out) {
+Value mlir::attn::gpu_kernel::splitKVPartialRow(OpBuilder &b, Location loc,
+                                                Value split, Value batch,
+                                                Value head, Value batches,
+                                                int64_t heads) {
+  Value splitBatch = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, split, batches), batch);
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, splitBatch,
+                            arith::ConstantIndexOp::create(b, loc, heads)),
+      head);
+}
+
+Value mlir::attn::gpu_kernel::splitKVMergeBlocks(OpBuilder &b, Location loc,
+                                                 Value out) {
   auto type = cast<MemRefType>(out.getType());
   int64_t rank = type.getRank();
   auto ci = [&](int64_t v) -> Value {
@@ -100,11 +111,7 @@ std::array<Value, 3> mlir::attn::gpu_kernel::splitKVMergeGrid(OpBuilder &b,
   Value lq = memref::DimOp::create(b, loc, out, rank - 2);
   Value pairs =
       arith::MulIOp::create(b, loc, lq, ci(type.getDimSize(rank - 1) / 2));
-  Value x = arith::CeilDivUIOp::create(b, loc, pairs, ci(kMergeThreads));
-  Value z = ci(1);
-  for (int64_t i = 0; i < rank - 3; ++i)
-    z = arith::MulIOp::create(b, loc, z, memref::DimOp::create(b, loc, out, i));
-  return {x, ci(type.getDimSize(rank - 3)), z};
+  return arith::CeilDivUIOp::create(b, loc, pairs, ci(kMergeThreads));
 }
 
 void mlir::attn::gpu_kernel::emitSplitKVMergeBlock(
@@ -135,7 +142,7 @@ void mlir::attn::gpu_kernel::emitSplitKVMergeBlock(
   prefix.push_back(head);
   Value lq = memref::DimOp::create(b, loc, ops.out, rank - 2);
   Value lastRow = arith::SubIOp::create(b, loc, lq, ci(1));
-  Value heads = ci(outType.getDimSize(rank - 3));
+  int64_t heads = outType.getDimSize(rank - 3);
 
   // Per thread: one pair of columns of one row.
   Value pair = arith::AddIOp::create(
@@ -151,15 +158,8 @@ void mlir::attn::gpu_kernel::emitSplitKVMergeBlock(
   Value readRow = arith::MinUIOp::create(b, loc, row, t.lift(lastRow));
   // The partials' row of split s.
   auto partialIndex = [&](Value s) -> Value {
-    Value idx = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc,
-            arith::AddIOp::create(
-                b, loc, arith::MulIOp::create(b, loc, s, batches), batchLinear),
-            heads),
-        head);
-    return t.lift(idx);
+    return t.lift(
+        splitKVPartialRow(b, loc, s, batchLinear, head, batches, heads));
   };
 
   // M = max_s m_s.

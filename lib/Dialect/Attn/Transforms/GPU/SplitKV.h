@@ -46,9 +46,15 @@ struct SplitKVMergeOperands {
 /// Threads per block of the merge kernel; each merges one pair of columns.
 constexpr int64_t kMergeThreads = 128;
 
-/// The grid of the merge for `out`: (ceil(Lq * Dv / 2 / kMergeThreads), Hq,
-/// product of the batch dims).
-std::array<Value, 3> splitKVMergeGrid(OpBuilder &b, Location loc, Value out);
+/// The row of the partial buffers that split `split` of query head `head`
+/// and linearized batch index `batch` writes: (split * batches + batch) *
+/// heads + head (uniform indices).
+Value splitKVPartialRow(OpBuilder &b, Location loc, Value split, Value batch,
+                        Value head, Value batches, int64_t heads);
+
+/// The merge's grid x for `out` (ceil(Lq * Dv / 2 / kMergeThreads)); y and z
+/// are the attention kernel's (heads, batch).
+Value splitKVMergeBlocks(OpBuilder &b, Location loc, Value out);
 
 /// Emits the merge's per-block program through `target`: each thread one
 /// pair of adjacent output columns of one row (rows with no visible key in
