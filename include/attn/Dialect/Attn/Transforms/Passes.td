@@ -143,6 +143,55 @@ def AttnRaise : Pass<"attn-raise"> {
   ];
 }
 
+def AttnPackGQA : Pass<"attn-pack-gqa"> {
+  let summary = "Make each key/value head's group of query heads its query "
+                "rows";
+  let description = [{
+    With grouped-query or multi-query attention (`Hq = g * Hkv`, `g > 1`)
+    the `g` query heads of a group read the same keys and values. A kernel
+    that gives each block a tile of one head's query rows reads every K/V
+    head `g` times, and in decoding (`Lq = 1`) a tile holds one row. This
+    pass rewrites such an `attn.attention` into one with `Hkv` heads of
+    `g * Lq` rows: the group's queries are the rows. Stored
+    `[B..., Hq, Lq, D]`, the group's heads are adjacent, so the query, the
+    init and a mask or bias with full head and row dims are reshaped
+    (`expand_shape` then `collapse_shape`, views on memrefs), and the
+    result is reshaped back. Keys and values do not change. A mask or bias
+    that broadcasts over both heads and rows stays as it is.
+
+    FlashAttention-2 does this for decoding and FlashAttention-3 as
+    PackGQA, with the test used here: packing happens where it fills
+    `block-rows`-row query tiles better, i.e. where the share of tile rows
+    that hold a query row grows by more than 10% (for `Lq = 1`: always).
+
+    Where `Lq` is known only at run time, so is the choice: an `scf.if`
+    on the tile test (and on `Lq = 1` for bottom-right causal masking)
+    runs the packed op, else the op as it was.
+
+    Not packed (left unchanged, with a remark under `remarks=true`): static
+    head counts are needed; causal masking other than bottom-right with
+    one query row (which hides nothing) and `causal_offset`, since a packed
+    row tile holds several queries; a mask or bias that broadcasts over
+    only one of the heads and the rows, or whose head or row dim is not
+    static; memrefs whose layout does not make the group and the rows one
+    dimension.
+  }];
+  let options = [
+    Option<"blockRows", "block-rows", "int64_t", /*default=*/"128",
+           "Query rows per tile of the kernel that follows (0: pack "
+           "wherever possible)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at every grouped-query op that is not packed, "
+           "saying why">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AttnTile : Pass<"attn-tile"> {
   let summary = "Tile attn.attention and lower each tile to online softmax";
   let description = [{

@@ -37,6 +37,14 @@ LogicalResult lowerAttentionTileToOnlineSoftmax(RewriterBase &rewriter,
                                                 AttentionOp op, int64_t maxRows,
                                                 int64_t kvTile);
 
+/// Rewrites `op` (grouped-query, Hq = g * Hkv) into an attention with Hkv
+/// heads of g * Lq query rows, on reshaped views of its query, init, mask
+/// and bias (see --attn-pack-gqa), where that fills tiles of `blockRows`
+/// query rows better (0: wherever it can). Returns the new op; fails
+/// without changing the IR where `op` is not packed.
+FailureOr<AttentionOp> packQueryHeadGroups(RewriterBase &rewriter,
+                                           AttentionOp op, int64_t blockRows);
+
 /// Registers the BufferizableOpInterface external model of attn.attention.
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 

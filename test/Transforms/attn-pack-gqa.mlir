@@ -1,0 +1,185 @@
+// RUN: attn-opt %s --split-input-file --attn-pack-gqa | FileCheck %s
+// Every op that is not packed says why.
+// RUN: attn-opt %s --split-input-file --attn-pack-gqa=remarks --verify-diagnostics -o /dev/null
+// Without the tile test (block-rows=0) the long-query case packs too.
+// RUN: attn-opt %s --split-input-file --attn-pack-gqa=block-rows=0 | FileCheck %s --check-prefix=ANY
+
+// Decoding, 16 query heads on 4 key/value heads: the query, the mask and
+// the init become 4 heads of 4 rows (the group), keys and values stay, and
+// the result goes back to 16 heads of 1 row. Bottom-right causal masking
+// of one query hides no key, so it is dropped.
+// CHECK-LABEL: func.func @decode_tensor
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<2x16x1x64xf16>, %[[K:[a-z0-9]+]]: tensor<2x4x?x64xf16>, %[[V:[a-z0-9]+]]: tensor<2x4x?x64xf16>, %[[M:[a-z0-9]+]]: tensor<2x16x1x?xi1>, %[[O:[a-z0-9]+]]: tensor<2x16x1x64xf16>
+// CHECK: %[[QE:.*]] = tensor.expand_shape %[[Q]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 4, 4, 1, 64] : tensor<2x16x1x64xf16> into tensor<2x4x4x1x64xf16>
+// CHECK: %[[QP:.*]] = tensor.collapse_shape %[[QE]] {{\[\[}}0], [1], [2, 3], [4]] : tensor<2x4x4x1x64xf16> into tensor<2x4x4x64xf16>
+// CHECK: %[[MP:.*]] = tensor.collapse_shape %{{.*}} : tensor<2x4x4x1x?xi1> into tensor<2x4x4x?xi1>
+// CHECK: %[[OP:.*]] = tensor.collapse_shape %{{.*}} : tensor<2x4x4x1x64xf16> into tensor<2x4x4x64xf16>
+// CHECK: %[[R:.*]] = attn.attention ins(%[[QP]], %[[K]], %[[V]] : tensor<2x4x4x64xf16>, tensor<2x4x?x64xf16>, tensor<2x4x?x64xf16>) mask(%[[MP]] : tensor<2x4x4x?xi1>) outs(%[[OP]] : tensor<2x4x4x64xf16>) scale = 1.250000e-01 {attn.folded_scale = {query = 5.000000e-01 : f32}} -> tensor<2x4x4x64xf16>
+// CHECK: %[[RE:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0], [1], [2, 3], [4]] output_shape [2, 4, 4, 1, 64] : tensor<2x4x4x64xf16> into tensor<2x4x4x1x64xf16>
+// CHECK: %[[RC:.*]] = tensor.collapse_shape %[[RE]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x4x4x1x64xf16> into tensor<2x16x1x64xf16>
+// CHECK: return %[[RC]]
+func.func @decode_tensor(%q: tensor<2x16x1x64xf16>, %k: tensor<2x4x?x64xf16>,
+                         %v: tensor<2x4x?x64xf16>, %m: tensor<2x16x1x?xi1>,
+                         %o: tensor<2x16x1x64xf16>) -> tensor<2x16x1x64xf16> {
+  %r = attn.attention ins(%q, %k, %v : tensor<2x16x1x64xf16>, tensor<2x4x?x64xf16>, tensor<2x4x?x64xf16>)
+                      mask(%m : tensor<2x16x1x?xi1>) outs(%o : tensor<2x16x1x64xf16>)
+                      scale = 0.125 causal = bottom_right
+                      {attn.folded_scale = {query = 0.5 : f32}} -> tensor<2x16x1x64xf16>
+  return %r : tensor<2x16x1x64xf16>
+}
+
+// -----
+
+// On memrefs the op writes a view of its init; a dynamic batch dim and a
+// query length above 1 (the rows are the group's heads times the queries,
+// head-major); a bias broadcast over heads and rows stays as it is.
+// CHECK-LABEL: func.func @memref_rows
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: memref<?x8x3x64xbf16>, %[[K:[a-z0-9]+]]: memref<?x2x?x64xbf16>, %[[V:[a-z0-9]+]]: memref<?x2x?x64xbf16>, %[[B:[a-z0-9]+]]: memref<1x1x1x?xf32>, %[[O:[a-z0-9]+]]: memref<?x8x3x64xbf16>
+// CHECK: %[[QE:.*]] = memref.expand_shape %[[Q]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, 2, 4, 3, 64] : memref<?x8x3x64xbf16> into memref<?x2x4x3x64xbf16>
+// CHECK: %[[QP:.*]] = memref.collapse_shape %[[QE]] {{\[\[}}0], [1], [2, 3], [4]] : memref<?x2x4x3x64xbf16> into memref<?x2x12x64xbf16>
+// CHECK: %[[OE:.*]] = memref.expand_shape %[[O]]
+// CHECK: %[[OP:.*]] = memref.collapse_shape %[[OE]] {{.*}} into memref<?x2x12x64xbf16>
+// CHECK: attn.attention ins(%[[QP]], %[[K]], %[[V]] : memref<?x2x12x64xbf16>, memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>) bias(%[[B]] : memref<1x1x1x?xf32>) outs(%[[OP]] : memref<?x2x12x64xbf16>) scale = 1.250000e-01
+// CHECK-NEXT: return
+func.func @memref_rows(%q: memref<?x8x3x64xbf16>, %k: memref<?x2x?x64xbf16>,
+                       %v: memref<?x2x?x64xbf16>, %b: memref<1x1x1x?xf32>,
+                       %o: memref<?x8x3x64xbf16>) {
+  attn.attention ins(%q, %k, %v : memref<?x8x3x64xbf16>, memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>)
+                 bias(%b : memref<1x1x1x?xf32>) outs(%o : memref<?x8x3x64xbf16>) scale = 0.125
+  return
+}
+
+// -----
+
+// Multi-query attention without batch dims, Dv != Dqk, and a bias with a
+// head and a row per query: all 32 heads become one.
+// CHECK-LABEL: func.func @mqa_rank3
+// CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<1x32x128xf32>, tensor<1x50x128xf32>, tensor<1x50x32xf32>) bias(%{{.*}} : tensor<1x32x50xf16>) outs(%{{.*}} : tensor<1x32x32xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<1x32x1x32xf32> into tensor<32x1x32xf32>
+func.func @mqa_rank3(%q: tensor<32x1x128xf32>, %k: tensor<1x50x128xf32>,
+                     %v: tensor<1x50x32xf32>, %b: tensor<32x1x50xf16>,
+                     %o: tensor<32x1x32xf32>) -> tensor<32x1x32xf32> {
+  %r = attn.attention ins(%q, %k, %v : tensor<32x1x128xf32>, tensor<1x50x128xf32>, tensor<1x50x32xf32>)
+                      bias(%b : tensor<32x1x50xf16>) outs(%o : tensor<32x1x32xf32>)
+                      scale = 0.088388 -> tensor<32x1x32xf32>
+  return %r : tensor<32x1x32xf32>
+}
+
+// -----
+
+// A query length known at run time: the choice is made there, by the tile
+// test, between the packed op and the op as it was.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<8x?x64xf16>
+// CHECK: %[[LQ:.*]] = tensor.dim %[[Q]], %c1
+// CHECK: %[[PT:.*]] = arith.ceildivui %{{.*}}, %c128
+// CHECK: %[[T:.*]] = arith.ceildivui %[[LQ]], %c128
+// CHECK: %[[A:.*]] = arith.muli %[[PT]], %c10
+// CHECK: %[[B:.*]] = arith.muli %[[T]], %c36
+// CHECK: %[[FILLS:.*]] = arith.cmpi ult, %[[A]], %[[B]]
+// CHECK: %[[R:.*]] = scf.if %[[FILLS]] -> (tensor<8x?x64xf16>)
+// CHECK: attn.attention {{.*}} outs(%{{.*}} : tensor<2x?x64xf16>)
+// CHECK: scf.yield %{{.*}} : tensor<8x?x64xf16>
+// CHECK: } else {
+// CHECK: %[[U:.*]] = attn.attention {{.*}} outs(%{{.*}} : tensor<8x?x64xf16>)
+// CHECK: scf.yield %[[U]]
+// CHECK: return %[[R]]
+func.func @dynamic_rows(%q: tensor<8x?x64xf16>, %k: tensor<2x?x64xf16>,
+                        %v: tensor<2x?x64xf16>, %o: tensor<8x?x64xf16>) -> tensor<8x?x64xf16> {
+  %r = attn.attention ins(%q, %k, %v : tensor<8x?x64xf16>, tensor<2x?x64xf16>, tensor<2x?x64xf16>)
+                      outs(%o : tensor<8x?x64xf16>) scale = 0.125 -> tensor<8x?x64xf16>
+  return %r : tensor<8x?x64xf16>
+}
+
+// -----
+
+// On memrefs, bottom-right causal: packed (and not causal) where Lq = 1.
+// CHECK-LABEL: func.func @dynamic_rows_causal
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: memref<?x16x?x128xbf16>
+// CHECK: %[[LQ:.*]] = memref.dim %[[Q]], %c2
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[LQ]], %c1
+// CHECK: scf.if %[[ONE]] {
+// CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x4x?x128xbf16>) scale = 1.250000e-01{{$}}
+// CHECK: } else {
+// CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x16x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right
+// CHECK: }
+// CHECK-NEXT: return
+func.func @dynamic_rows_causal(%q: memref<?x16x?x128xbf16>, %k: memref<?x4x?x128xbf16>,
+                               %v: memref<?x4x?x128xbf16>, %m: memref<?x1x1x?xi1>,
+                               %o: memref<?x16x?x128xbf16>) {
+  attn.attention ins(%q, %k, %v : memref<?x16x?x128xbf16>, memref<?x4x?x128xbf16>, memref<?x4x?x128xbf16>)
+                 mask(%m : memref<?x1x1x?xi1>) outs(%o : memref<?x16x?x128xbf16>)
+                 scale = 0.125 causal = bottom_right
+  return
+}
+
+// -----
+
+// 128 queries fill 128-row tiles already: packing would not read K/V less.
+// CHECK-LABEL: func.func @long_query
+// CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<8x128x64xf16>,
+// ANY-LABEL: func.func @long_query
+// ANY: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x512x64xf16>,
+func.func @long_query(%q: tensor<8x128x64xf16>, %k: tensor<2x128x64xf16>,
+                      %v: tensor<2x128x64xf16>, %o: tensor<8x128x64xf16>) -> tensor<8x128x64xf16> {
+  // expected-remark @below {{query heads not packed: its 128-row tiles are filled as well unpacked}}
+  %r = attn.attention ins(%q, %k, %v : tensor<8x128x64xf16>, tensor<2x128x64xf16>, tensor<2x128x64xf16>)
+                      outs(%o : tensor<8x128x64xf16>) scale = 0.125 -> tensor<8x128x64xf16>
+  return %r : tensor<8x128x64xf16>
+}
+
+// -----
+
+// What is left as it is.
+// CHECK-LABEL: func.func @not_packed
+// CHECK-NOT: expand_shape
+// CHECK-NOT: collapse_shape
+// CHECK: return
+func.func @not_packed(%q: tensor<8x4x64xf16>, %k: tensor<2x9x64xf16>,
+                      %v: tensor<2x9x64xf16>, %o: tensor<8x4x64xf16>,
+                      %q1: tensor<8x1x64xf16>, %o1: tensor<8x1x64xf16>,
+                      %mh: tensor<1x4x9xi1>, %mr: tensor<8x1x9xf16>,
+                      %md: tensor<8x?x9xi1>,
+                      %qm: tensor<2x4x64xf16>, %om: tensor<2x4x64xf16>,
+                      %c: index) {
+  // A packed row tile holds several queries: no causal diagonal.
+  // expected-remark @below {{query heads not packed: it is causal (other than bottom-right with one query)}}
+  %0 = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      outs(%o : tensor<8x4x64xf16>) scale = 0.125 causal = bottom_right -> tensor<8x4x64xf16>
+  // With one query, top-left alignment shows it the first key only.
+  // expected-remark @below {{query heads not packed: it is causal (other than bottom-right with one query)}}
+  %1 = attn.attention ins(%q1, %k, %v : tensor<8x1x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      outs(%o1 : tensor<8x1x64xf16>) scale = 0.125 causal = top_left -> tensor<8x1x64xf16>
+  // expected-remark @below {{query heads not packed: it has a causal offset}}
+  %2 = attn.attention ins(%q1, %k, %v : tensor<8x1x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      outs(%o1 : tensor<8x1x64xf16>) scale = 0.125 causal = top_left causal_offset(%c) -> tensor<8x1x64xf16>
+  // Packed, a mask shared by the heads but not the rows (or the other way)
+  // would have to be repeated per head of the group.
+  // expected-remark @below {{query heads not packed: a mask or bias broadcasts over only one of the query heads and the query rows}}
+  %3 = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      mask(%mh : tensor<1x4x9xi1>) outs(%o : tensor<8x4x64xf16>) scale = 0.125 -> tensor<8x4x64xf16>
+  // expected-remark @below {{query heads not packed: a mask or bias broadcasts over only one of the query heads and the query rows}}
+  %4 = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      bias(%mr : tensor<8x1x9xf16>) outs(%o : tensor<8x4x64xf16>) scale = 0.125 -> tensor<8x4x64xf16>
+  // expected-remark @below {{query heads not packed: a mask or bias has a head or row dim that is not static}}
+  %5 = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      mask(%md : tensor<8x?x9xi1>) outs(%o : tensor<8x4x64xf16>) scale = 0.125 -> tensor<8x4x64xf16>
+  // Multi-head attention has nothing to pack (and no remark).
+  %6 = attn.attention ins(%qm, %k, %v : tensor<2x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      outs(%om : tensor<2x4x64xf16>) scale = 0.125 -> tensor<2x4x64xf16>
+  return
+}
+
+// -----
+
+// A strided memref whose heads are not `rows` apart cannot be viewed packed.
+// CHECK-LABEL: func.func @strided
+// CHECK-NOT: expand_shape
+// CHECK: return
+func.func @strided(%q: memref<8x2x64xf16, strided<[256, 64, 1]>>, %k: memref<2x9x64xf16>,
+                   %v: memref<2x9x64xf16>, %o: memref<8x2x64xf16>) {
+  // expected-remark @below {{query heads not packed: an operand's layout does not make the group and the rows one dim}}
+  attn.attention ins(%q, %k, %v : memref<8x2x64xf16, strided<[256, 64, 1]>>, memref<2x9x64xf16>, memref<2x9x64xf16>)
+                 outs(%o : memref<8x2x64xf16>) scale = 0.125
+  return
+}
