@@ -186,6 +186,28 @@ func.func @allocated_output(%q: memref<1x2x64x64xf16>, %k: memref<1x2x64x64xf16>
 
 // -----
 
+// Also when the op writes a reshaped view of it (--attn-pack-gqa's).
+// CHECK-LABEL: func.func @viewed_output
+// CHECK-NOT: memref.alloc
+// CHECK: %[[OUT:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<1x8x1x64xf16>
+// CHECK: %[[E:.*]] = memref.expand_shape %[[OUT]]
+// CHECK: %[[C:.*]] = memref.collapse_shape %[[E]]
+// CHECK: gpu.launch
+// CHECK: return %[[OUT]]
+func.func @viewed_output(%q: memref<1x2x4x64xf16>, %k: memref<1x2x64x64xf16>,
+                         %v: memref<1x2x64x64xf16>) -> memref<1x8x1x64xf16> {
+  %o = memref.alloc() : memref<1x8x1x64xf16>
+  %e = memref.expand_shape %o [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 1, 64]
+      : memref<1x8x1x64xf16> into memref<1x2x4x1x64xf16>
+  %c = memref.collapse_shape %e [[0], [1], [2, 3], [4]]
+      : memref<1x2x4x1x64xf16> into memref<1x2x4x64xf16>
+  attn.attention ins(%q, %k, %v : memref<1x2x4x64xf16>, memref<1x2x64x64xf16>, memref<1x2x64x64xf16>)
+                 outs(%c : memref<1x2x4x64xf16>) scale = 0.125
+  return %o : memref<1x8x1x64xf16>
+}
+
+// -----
+
 // f32 inputs take the TF32 path: f32 tiles (32-key blocks; rows padded by 4
 // words for Q/K and 8 for V), operands rounded with cvt.rna.tf32.f32,
 // mma.sync m16n8k8, and P moved to the A layout with index shuffles.

@@ -150,9 +150,16 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
   OpBuilder b(op);
   Location loc = op.getLoc();
   // The output buffer bufferization allocated for a tensor result lives on
-  // the device like every other operand.
+  // the device like every other operand (also when the op writes a reshaped
+  // view of it, as after --attn-pack-gqa).
   if (!emulate) {
-    if (auto alloc = op.getInit().getDefiningOp<memref::AllocOp>()) {
+    Value buffer = op.getInit();
+    while (Operation *view = buffer.getDefiningOp()) {
+      if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(view))
+        break;
+      buffer = view->getOperand(0);
+    }
+    if (auto alloc = buffer.getDefiningOp<memref::AllocOp>()) {
       OpBuilder ab(alloc);
       Value device = createDeviceAlloc(ab, alloc.getLoc(), alloc.getType(),
                                        alloc.getDynamicSizes());
