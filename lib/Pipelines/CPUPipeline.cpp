@@ -56,6 +56,11 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
   pm.addPass(attn::createPipelineInputCheckPass());
   if (options.fold)
     pm.addPass(createCanonicalizerPass());
+  if (options.fused && options.packGQA) {
+    AttnPackGQAOptions pack;
+    pack.blockRows = options.qTile;
+    pm.addPass(createAttnPackGQA(pack));
+  }
   if (options.fused) {
     AttnTileOptions tile;
     tile.qTile = options.qTile;

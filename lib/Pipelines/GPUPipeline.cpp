@@ -33,6 +33,19 @@ static void buildFrontEnd(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
 }
 
+/// --attn-pack-gqa for the kernel's query tiles, where asked for. The
+/// default tiles have 128 rows, split-KV's 64; for decoding either packs.
+template <typename Derived>
+static void addPackGQA(OpPassManager &pm,
+                       const attn::AttnGPUTileOptions<Derived> &options) {
+  if (!options.packGQA)
+    return;
+  attn::AttnPackGQAOptions pack;
+  pack.blockRows =
+      options.blockQ ? options.blockQ : (options.splitKV == 1 ? 128 : 64);
+  pm.addPass(attn::createAttnPackGQA(pack));
+}
+
 /// Makes NVPTX code generation use 32-bit pointers for shared memory. The
 /// kernel's shared-memory addresses are then 32-bit registers instead of
 /// 64-bit pairs: measured with ptxas -v (sm_90), this removes the spills of
@@ -68,6 +81,7 @@ kernelOptions(const attn::AttnGPUTileOptions<Derived> &options) {
 void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
                                       const AttnGPUPipelineOptions &options) {
   buildFrontEnd(pm);
+  addPackGQA(pm, options);
   AttnToGPUOptions toGPU = kernelOptions(options);
   toGPU.chip = options.chip;
   pm.addPass(createAttnToGPU(toGPU));
@@ -106,6 +120,7 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
 void mlir::attn::buildAttnGPUEmulationPipeline(
     OpPassManager &pm, const AttnGPUEmulationPipelineOptions &options) {
   buildFrontEnd(pm);
+  addPackGQA(pm, options);
   AttnToGPUOptions toGPU = kernelOptions(options);
   toGPU.emulate = true;
   pm.addPass(createAttnToGPU(toGPU));

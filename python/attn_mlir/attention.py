@@ -334,7 +334,7 @@ class CompiledKernel:
 
 def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
                   warp_specialize, intra_warpgroup_overlap, pingpong,
-                  rescale_threshold, split_kv, sm_count, context):
+                  rescale_threshold, split_kv, sm_count, pack_gqa, context):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
             f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
@@ -347,7 +347,8 @@ def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
                f"intra-warpgroup-overlap={int(bool(intra_warpgroup_overlap))} "
                f"pingpong={int(bool(pingpong))} "
                f"rescale-threshold={float(rescale_threshold)!r} "
-               f"split-kv={int(split_kv)} sm-count={int(sm_count)}}}")
+               f"split-kv={int(split_kv)} sm-count={int(sm_count)} "
+               f"pack-gqa={int(bool(pack_gqa))}}}")
     host = str(module)
     objects = gpu_binary.extract(host)
     if not objects:
@@ -381,6 +382,7 @@ def compile_attention(
     rescale_threshold=8.0,
     split_kv=1,
     sm_count=0,
+    pack_gqa=False,
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
     element type ("f32", "f16", "bf16"), scale (default 1/sqrt(Dqk)), causal
@@ -412,6 +414,10 @@ def compile_attention(
     small to fill the GPU): 1 never, N always N splits, 0 chooses at run
     time from the grid and sm_count (0: from the chip). The kernel then
     has three objects (the single kernel, the partial one and the merge).
+    pack_gqa=True makes each key/value head's group of query heads the
+    query rows of one kernel (--attn-pack-gqa) where that fills the
+    blocks' rows better, as in decoding: K and V are then read once per
+    group instead of once per query head.
     Invalid shapes or flags raise MLIRError with the op verifier's message.
     """
     if target not in ("cpu", "cuda"):
@@ -433,7 +439,7 @@ def compile_attention(
                              block_kv, wgmma, tma, warp_specialize,
                              intra_warpgroup_overlap, pingpong,
                              rescale_threshold, split_kv, sm_count,
-                             context or Context())
+                             pack_gqa, context or Context())
     context = context or Context()
     module = context.parse(text)
     module.verify()

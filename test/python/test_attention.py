@@ -2,8 +2,10 @@
 float64 reference, and the refusals."""
 
 import math
+import re
 
 import numpy as np
+
 import pytest
 
 import attn_mlir
@@ -195,6 +197,26 @@ def test_cuda_target_takes_split_kv():
         attn_mlir.compile_attention(q, kv, kv, dtype="bf16", target="cuda",
                                     chip="sm_90a", wgmma=True,
                                     warp_specialize=True, split_kv=0)
+
+
+def test_cuda_target_takes_pack_gqa():
+    # Decoding with 16 query heads on 4 key/value heads: packed, the grid
+    # has one block per key/value head (y = 4), else one per query head.
+    q, kv = (2, 16, 1, 128), (2, 4, 4096, 128)
+    packed = attn_mlir.compile_attention(q, kv, kv, dtype="bf16",
+                                         target="cuda", binary_format="isa",
+                                         pack_gqa=True)
+    plain = attn_mlir.compile_attention(q, kv, kv, dtype="bf16",
+                                        target="cuda", binary_format="isa")
+
+    def grid_heads(kernel):
+        # The launch's grid y, a constant of the host function.
+        y = re.search(r"gpu.launch_func .* blocks in \(%\w+, %(\w+),",
+                      kernel.host_llvm).group(1)
+        return int(re.search(rf"%{y} = llvm.mlir.constant\((\d+) : index\)",
+                             kernel.host_llvm).group(1))
+    assert grid_heads(packed) == 4
+    assert grid_heads(plain) == 16
 
 
 def test_cuda_target_takes_wgmma():

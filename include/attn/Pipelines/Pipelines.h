@@ -33,6 +33,12 @@ struct AttnCPUPipelineOptions
   PassOptions::Option<int64_t> kvTile{
       *this, "kv-tile", llvm::cl::desc("Keys per online-softmax block (fused)"),
       llvm::cl::init(32)};
+  PassOptions::Option<bool> packGQA{
+      *this, "pack-gqa",
+      llvm::cl::desc("Fused: make each key/value head's group of query heads "
+                     "the query rows of one op first (--attn-pack-gqa, for "
+                     "q-tile rows), so that a tile reads K/V once per group"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> threads{
       *this, "threads",
       llvm::cl::desc("Run the tiles in parallel with OpenMP (the program then "
@@ -98,6 +104,12 @@ struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
                      "blocks, merged by a second kernel (1: never; 0: "
                      "chosen at run time from the grid and sm-count)"),
       llvm::cl::init(1)};
+  PassOptions::Option<bool> packGQA{
+      *this, "pack-gqa",
+      llvm::cl::desc("Make each key/value head's group of query heads the "
+                     "query rows of one kernel (--attn-pack-gqa), where that "
+                     "fills the blocks' rows better, as in decoding"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> smCount{
       *this, "sm-count",
       llvm::cl::desc("Streaming multiprocessors, for split-kv=0 (0: from "
