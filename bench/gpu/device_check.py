@@ -32,8 +32,9 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    for it with TMA loads, _wgmma_ws for its warp-specialized form, _eager
    for rescaling at every step, _splitkv for split-KV chosen at run time)
    is timed next to the default kernel; then decoding shapes (Lq = 1,
-   (B, Lk, D) = (1, 16384, 128), (8, 4096, 128), (4, 8192, 64)): the
-   single kernel against split-KV and SDPA, as GB/s of K and V. Writes
+   (B, Lk, D) = (1, 16384, 128), (8, 4096, 128), (4, 8192, 64), and
+   (8, 4096, 128) with 4 key/value heads): the single kernel against
+   split-KV, GQA packing (_packgqa) and SDPA, as GB/s of K and V. Writes
    table.md, results.json and raw timings to OUT_DIR.
 """
 
@@ -221,6 +222,8 @@ def tiles_label(v):
         tiles += " eager"
     if v.get("split_kv", 1) != 1:
         tiles += f" split-kv={v['split_kv']}"
+    if v.get("pack_gqa"):
+        tiles += " pack-gqa"
     return tiles
 
 
@@ -274,14 +277,16 @@ def time_sdpa(q, k, v, causal, backend, iters):
     fn = torch.nn.functional.scaled_dot_product_attention
     be = {"flash": SDPBackend.FLASH_ATTENTION,
           "cudnn": SDPBackend.CUDNN_ATTENTION}[backend]
+    # GQA: K and V heads shared by query-head groups, as ours reads them.
+    gqa = k.shape[1] != q.shape[1]
     with sdpa_kernel(be):
         for _ in range(3):
-            fn(q, k, v, is_causal=causal)
+            fn(q, k, v, is_causal=causal, enable_gqa=gqa)
         times = []
         for _ in range(iters):
             s, e = torch.cuda.Event(True), torch.cuda.Event(True)
             s.record()
-            fn(q, k, v, is_causal=causal)
+            fn(q, k, v, is_causal=causal, enable_gqa=gqa)
             e.record()
             e.synchronize()
             times.append(s.elapsed_time(e))
@@ -320,8 +325,9 @@ def main() -> int:
                    help="timing shapes 'B,L,D;...' instead of the issue's "
                         "(bf16, H from the variants, causal and not)")
     p.add_argument("--decode", default="",
-                   help="decoding timing shapes 'B,Lq,Lk,D;...' instead of "
-                        "the defaults")
+                   help="decoding timing shapes 'B,Lq,Lk,D[,Hkv];...' "
+                        "instead of the defaults (Hkv 16: the MHA variants; "
+                        "4: the GQA ones)")
     p.add_argument("--check-budget", type=float, default=300.0,
                    help="seconds for the correctness runs on the GPU; the "
                         "runs left when it is spent are reported as not run, "
@@ -358,8 +364,10 @@ def main() -> int:
     bench = [(4, 4096, 128), (4, 4096, 64), (1, 16384, 128)]
     if args.quick:
         bench = bench[:1]
-    # (B, Lq, Lk, D) decoding shapes, bf16, not causal.
-    decode = [(1, 1, 16384, 128), (8, 1, 4096, 128), (4, 1, 8192, 64)]
+    # (B, Lq, Lk, D, Hkv) decoding shapes, bf16, not causal (the GQA
+    # variants' bottom-right alignment hides nothing from one query).
+    decode = [(1, 1, 16384, 128, 16), (8, 1, 4096, 128, 16),
+              (4, 1, 8192, 64, 16), (8, 1, 4096, 128, 4)]
     if args.quick:
         decode = decode[:1]
     if args.device == "cpu":
@@ -369,8 +377,9 @@ def main() -> int:
         bench = [tuple(int(x) for x in item.split(","))
                  for item in args.bench.split(";")]
     if args.decode:
-        decode = [tuple(int(x) for x in item.split(","))
+        decode = [tuple(int(x) for x in item.split(",")) + (16,)
                   for item in args.decode.split(";")]
+        decode = [d[:5] for d in decode]
     timed = {f"bf16_d{d}" + ("_causal" if causal else "")
              for _, _, d in bench for causal in (False, True)}
 
@@ -385,7 +394,7 @@ def main() -> int:
         # shapes, which they split; the ramp rows' last visible key is the
         # last split's.
         extra = ([(4, 1, 5000, "random"), (2, 3, 2049, "ramp")]
-                 if v.get("split_kv", 1) != 1 else [])
+                 if v.get("split_kv", 1) != 1 or v.get("pack_gqa") else [])
         for i, (b, lq, lk, inputs) in enumerate(shapes + extra):
             run = {"variant": name, "shape": [b, v["heads"], lq, lk],
                    "inputs": inputs}
@@ -457,11 +466,12 @@ def main() -> int:
     # single kernel leaves most of the GPU idle; split-KV spreads the keys.
     # Memory-bound: GB/s of K and V read once.
     decode_rows = []
-    for b, lq, lk, d in decode:
-        base = f"bf16_d{d}"
+    for b, lq, lk, d, hkv in decode:
+        base = f"bf16_d{d}" + (f"_hkv{hkv}_causalbr" if hkv != 16 else "")
         names = sorted((n for n, v in variants.items()
                         if v.get("base", n) == base
-                        and (n == base or v.get("split_kv", 1) != 1)),
+                        and (n == base or v.get("split_kv", 1) != 1
+                             or v.get("pack_gqa"))),
                        key=lambda n: (n != base, n))
         if not names:
             continue
@@ -472,7 +482,8 @@ def main() -> int:
                                    args.iters)
         for name in names:
             tv = variants[name]
-            row = {"B": b, "H": h, "Lq": lq, "Lk": lk, "D": d,
+            row = {"B": b, "H": h, "Hkv": tv["hkv"], "Lq": lq, "Lk": lk,
+                   "D": d,
                    "variant": name, "tiles": tiles_label(tv)}
             row.update(time_ours(art, name, tv, b, lq, lk, work, args.iters,
                                  args.device, hung))
@@ -518,12 +529,14 @@ def main() -> int:
         lines += ["",
                   "Decoding (Lq = 1; GB/s of K and V read once):",
                   "",
-                  "| B | H | Lk | D | tiles | ours ms | call ms | ours GB/s | "
-                  "flash GB/s | cuDNN GB/s | ours/flash | ours/cuDNN |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| B | H | Hkv | Lk | D | tiles | ours ms | call ms | "
+                  "ours GB/s | flash GB/s | cuDNN GB/s | ours/flash | "
+                  "ours/cuDNN |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in decode_rows:
         lines.append(
-            f"| {r['B']} | {r['H']} | {r['Lk']} | {r['D']} | {r['tiles']} | "
+            f"| {r['B']} | {r['H']} | {r['Hkv']} | {r['Lk']} | {r['D']} | "
+            f"{r['tiles']} | "
             f"{f(r, 'ours_ms', '{:.4f}')} | {f(r, 'call_ms', '{:.4f}')} | "
             f"{f(r, 'ours_gbps', '{:.0f}')} | {f(r, 'flash_gbps', '{:.0f}')} | "
             f"{f(r, 'cudnn_gbps', '{:.0f}')} | {ratio(r, 'flash')} | "

@@ -587,7 +587,8 @@ def gpu_pipeline(p: dict) -> str:
         tma=k["kind"] == "tma", ws=k["kind"] == "ws", overlap=k["overlap"],
         pingpong=k["pingpong"],
         rescale=8.0 if k["rescale"] is None else k["rescale"],
-        split_kv=k.get("split_kv", 1)).tiles
+        split_kv=k.get("split_kv", 1),
+        pack_gqa=k.get("pack_gqa", False)).tiles
     return (f"--attn-gpu-emulation-pipeline='{opts}'" if opts
             else "--attn-gpu-emulation-pipeline")
 
@@ -661,6 +662,7 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
             p["fully_masked_rows"] = min(p["fully_masked_rows"], p["lq"])
         if gpu_problem_valid(p):
             p["kernel"]["split_kv"] = random_split_kv(p)
+            p["kernel"]["pack_gqa"] = random_pack_gqa(p)
             return p
 
 
@@ -677,6 +679,39 @@ def random_split_kv(p: dict) -> int:
     if rng.random() >= 0.4:
         return 1
     return int(rng.choice([0, 0, 2, 3, 5, 16]))
+
+
+def random_pack_gqa(p: dict) -> bool:
+    """GQA packing (--attn-pack-gqa) for half of the grouped-query problems,
+    drawn from the problem itself like random_split_kv. Most problems are
+    not packable as drawn (long query tiles, causal masks, masks broadcast
+    over only one of the heads and rows), so three in four packed ones are
+    made packable in place: few query rows, no causal mask but bottom-right
+    with one row, and masks and biases full or broadcast over both."""
+    if p["hq"] == p["hkv"]:
+        return False
+    rng = np.random.default_rng(zlib.crc32(
+        ("pack-gqa" + json.dumps(p, sort_keys=True, default=str)).encode()))
+    if rng.random() >= 0.5:
+        return False
+    if rng.random() < 0.75:
+        q = copy.deepcopy(p)
+        q["lq"] = int(rng.choice([1, 1, 1, 2, 3, 7, 17]))
+        if q["causal"] == "top_left":
+            q["causal"] = None
+        if q["causal"] == "bottom_right":
+            q["lq"] = 1
+        heads = len(q["batch"])
+        for key in ("mask", "bias"):
+            if q[key]:
+                q[key]["full"][heads + 1] = q[key]["full"][heads]
+        m = q["mask"]
+        if not (m and m["kind"] == "bool" and m["full"][heads + 1]):
+            q["fully_masked_rows"] = 0
+        q["fully_masked_rows"] = min(q["fully_masked_rows"], q["lq"])
+        if gpu_problem_valid(q):
+            p.update(q)
+    return True
 
 
 def gpu_problem_args(p: dict) -> list[str]:
@@ -727,6 +762,7 @@ def gpu_problem_candidates(p: dict) -> list[dict]:
             out.append(q)
 
     kernel(split_kv=1)
+    kernel(pack_gqa=False)
     kernel(pingpong=False)
     kernel(overlap=True)
     kernel(rescale=None)

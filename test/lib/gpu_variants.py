@@ -54,6 +54,9 @@ class Variant:
     rescale: float = 8.0
     # Split-KV: 1 never, 0 chosen at run time, N splits ("split-kv=N").
     split_kv: int = 1
+    # GQA: each key/value head's query heads as one kernel's query rows
+    # where that fills the blocks better ("pack-gqa=1", --attn-pack-gqa).
+    pack_gqa: bool = False
 
     @property
     def tiles(self) -> str:
@@ -77,6 +80,8 @@ class Variant:
             opts.append(f"rescale-threshold={self.rescale:g}")
         if self.split_kv != 1:
             opts.append(f"split-kv={self.split_kv}")
+        if self.pack_gqa:
+            opts.append("pack-gqa=1")
         return " ".join(opts)
 
     def chip(self, default: str) -> str:
@@ -111,6 +116,8 @@ class Variant:
             parts.append(f"rescale{self.rescale:g}")
         if self.split_kv != 1:
             parts.append(f"splitkv{self.split_kv or ''}")
+        if self.pack_gqa:
+            parts.append("packgqa")
         if self.block_q or self.block_kv:
             parts.append(f"q{self.block_q or 'def'}kv{self.block_kv or 'def'}")
         return "_".join(parts)
@@ -205,6 +212,13 @@ def _variants() -> list[Variant]:
     out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
                        split_kv=0))
     out.append(Variant("bf16", 128, 128, wgmma=True, tma=True, split_kv=0))
+    # GQA decoding with the group's 4 query heads packed into the rows of
+    # one kernel (K/V read once per group), chosen at run time from Lq
+    # (the variants' Lq is dynamic), with and without split-KV.
+    out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
+                       pack_gqa=True))
+    out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
+                       split_kv=0, pack_gqa=True))
     return out
 
 

@@ -11,7 +11,7 @@ cp.async, and bulk tensor stores of O; warp specialized, also setmaxnreg,
 mbarrier arrivals and the consumers' named barrier),
 then ``ptxas -v --gpu-name CHIP``. Prints one line per variant (registers,
 shared memory, stack, spills; the most of its kernels where split-KV gives
-it three) and exits 1 if any variant spills, has a
+it three, or GQA packing two copies) and exits 1 if any variant spills, has a
 stack frame, misses one of the instructions, has its wgmma serialized, or
 moves registers between warpgroups (setmaxnreg) with budgets that do not
 fit the launch's (a setmaxnreg.inc that would wait forever).
@@ -60,8 +60,10 @@ def main() -> int:
                 failures += 1
                 continue
             # One kernel per gpu.binary; split-KV variants have three.
+            # GQA packing doubles them: the variants' Lq is dynamic, so the
+            # packed op and the op as it was are both compiled.
             objects = gpu_binary.extract(out.stdout)
-            expected = 1 if v.split_kv == 1 else 3
+            expected = (1 if v.split_kv == 1 else 3) * (2 if v.pack_gqa else 1)
             if len(objects) != expected:
                 print(f"{v.name}: expected {expected} kernel object(s), "
                       f"got {len(objects)}")
