@@ -157,6 +157,19 @@ static std::string whyNotPacked(AttentionOp op, int64_t blockRows) {
   return "";
 }
 
+/// `value`, a tensor, expanded to `expandedShape` by `expandBy`, then
+/// collapsed by `collapseBy`.
+static Value reshapeTensor(RewriterBase &rewriter, Location loc, Value value,
+                           ArrayRef<int64_t> expandedShape,
+                           ArrayRef<ReassociationIndices> expandBy,
+                           ArrayRef<ReassociationIndices> collapseBy) {
+  auto type = RankedTensorType::get(
+      expandedShape, cast<ShapedType>(value.getType()).getElementType());
+  Value expanded =
+      tensor::ExpandShapeOp::create(rewriter, loc, type, value, expandBy);
+  return tensor::CollapseShapeOp::create(rewriter, loc, expanded, collapseBy);
+}
+
 /// `value` ([B..., Hq, Lq, T]) as [B..., Hkv, g * Lq, T].
 static Value packRows(RewriterBase &rewriter, Location loc,
                       const GroupReshape &reshape, Value value) {
@@ -167,24 +180,16 @@ static Value packRows(RewriterBase &rewriter, Location loc,
     return memref::CollapseShapeOp::create(rewriter, loc, expanded,
                                            reshape.rows());
   }
-  auto expandedType =
-      RankedTensorType::get(reshape.expanded(type), type.getElementType());
-  Value expanded = tensor::ExpandShapeOp::create(rewriter, loc, expandedType,
-                                                 value, reshape.heads());
-  return tensor::CollapseShapeOp::create(rewriter, loc, expanded,
-                                         reshape.rows());
+  return reshapeTensor(rewriter, loc, value, reshape.expanded(type),
+                       reshape.heads(), reshape.rows());
 }
 
 /// The inverse of packRows, to a tensor of type `type`.
 static Value unpackRows(RewriterBase &rewriter, Location loc,
                         const GroupReshape &reshape, Value packed,
                         RankedTensorType type) {
-  auto expandedType =
-      RankedTensorType::get(reshape.expanded(type), type.getElementType());
-  Value expanded = tensor::ExpandShapeOp::create(rewriter, loc, expandedType,
-                                                 packed, reshape.rows());
-  return tensor::CollapseShapeOp::create(rewriter, loc, expanded,
-                                         reshape.heads());
+  return reshapeTensor(rewriter, loc, packed, reshape.expanded(type),
+                       reshape.rows(), reshape.heads());
 }
 
 /// Replaces `op` by the packed op (and, on tensors, its result reshaped
