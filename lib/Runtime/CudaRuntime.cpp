@@ -27,6 +27,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -48,6 +49,7 @@ namespace {
   X(cuDevicePrimaryCtxRetain)                                                  \
   X(cuCtxGetCurrent)                                                           \
   X(cuCtxSetCurrent)                                                           \
+  X(cuCtxSynchronize)                                                          \
   X(cuModuleLoadData)                                                          \
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleUnload)                                                            \
@@ -67,6 +69,10 @@ namespace {
   X(cuMemAlloc)                                                                \
   X(cuMemAllocManaged)                                                         \
   X(cuMemFree)                                                                 \
+  X(cuMemPoolCreate)                                                           \
+  X(cuMemPoolSetAttribute)                                                     \
+  X(cuMemAllocFromPoolAsync)                                                   \
+  X(cuMemFreeAsync)                                                            \
   X(cuMemcpy)                                                                  \
   X(cuMemcpyAsync)                                                             \
   X(cuMemsetD16Async)                                                          \
@@ -536,21 +542,126 @@ ATTN_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
 // Memory
 //===----------------------------------------------------------------------===//
 
-ATTN_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
+namespace {
+// Device memory for gpu.alloc and gpu.dealloc on a stream comes from a
+// memory pool of this library's own (one per device), allocated and freed
+// in stream order. cuMemAlloc and cuMemFree are synchronous, and cuMemFree
+// waits for the whole device: a call that allocates a workspace around its
+// kernels (split-KV) would wait for the GPU at each. The pool keeps what is
+// freed (its release threshold is the maximum), so the next call's
+// allocation reuses it without the OS. Off with ATTN_CUDA_MEMORY_POOL=0 and
+// on devices without memory pools: then cuMemAlloc and cuMemFree.
+// (A key type of this file's own keeps the set's code out of the exports.)
+struct PoolAllocation {
+  CUdeviceptr ptr;
+  bool operator==(const PoolAllocation &other) const {
+    return ptr == other.ptr;
+  }
+};
+struct PoolAllocationHash {
+  size_t operator()(const PoolAllocation &a) const {
+    return std::hash<CUdeviceptr>()(a.ptr);
+  }
+};
+struct MemoryPools {
+  std::mutex mutex;
+  CUmemoryPool pools[kMaxDevices] = {};
+  bool tried[kMaxDevices] = {};
+  // The allocations made from a pool.
+  std::unordered_set<PoolAllocation, PoolAllocationHash> allocations;
+};
+MemoryPools &memoryPools() {
+  static MemoryPools *pools = new MemoryPools; // never destroyed
+  return *pools;
+}
+
+bool memoryPoolsEnabled() {
+  static const bool enabled = [] {
+    const char *value = std::getenv("ATTN_CUDA_MEMORY_POOL");
+    return !value || std::strcmp(value, "0") != 0;
+  }();
+  return enabled;
+}
+
+// The default device's pool, made on first use; null where there is none
+// (disabled, unsupported, or its creation failed, which is reported once).
+CUmemoryPool memoryPool(const char *where) {
+  if (!memoryPoolsEnabled())
+    return nullptr;
+  int32_t ordinal = defaultDevice.load(std::memory_order_relaxed);
+  MemoryPools &pools = memoryPools();
+  std::lock_guard<std::mutex> lock(pools.mutex);
+  if (pools.tried[ordinal])
+    return pools.pools[ordinal];
+  pools.tried[ordinal] = true;
+  CUdevice device;
+  int supported = 0;
+  if (!checkResult(driver.cuDeviceGet(&device, ordinal), where,
+                   "cuDeviceGet(&device, ordinal)") ||
+      driver.cuDeviceGetAttribute(&supported,
+                                  CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+                                  device) != CUDA_SUCCESS ||
+      !supported)
+    return nullptr;
+  CUmemPoolProps props;
+  std::memset(&props, 0, sizeof(props));
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = device;
+  CUmemoryPool pool = nullptr;
+  if (!CU(cuMemPoolCreate, &pool, &props))
+    return nullptr;
+  cuuint64_t threshold = UINT64_MAX;
+  if (!CU(cuMemPoolSetAttribute, pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+          &threshold))
+    std::fprintf(stderr, "attn_cuda_runtime: (the memory pool returns freed "
+                         "memory to the OS at each synchronization)\n");
+  pools.pools[ordinal] = pool;
+  return pool;
+}
+} // namespace
+
+ATTN_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream,
                                bool isHostShared) {
   CUdeviceptr ptr = 0;
   if (sizeBytes == 0 || !ensureContext(__func__))
     return nullptr;
-  if (isHostShared)
+  if (isHostShared) {
     CU(cuMemAllocManaged, &ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL);
-  else
-    CU(cuMemAlloc, &ptr, sizeBytes);
+    return reinterpret_cast<void *>(ptr);
+  }
+  if (CUmemoryPool pool = stream ? memoryPool(__func__) : nullptr) {
+    if (!CU(cuMemAllocFromPoolAsync, &ptr, sizeBytes, pool, stream))
+      return nullptr;
+    MemoryPools &pools = memoryPools();
+    std::lock_guard<std::mutex> lock(pools.mutex);
+    pools.allocations.insert({ptr});
+    return reinterpret_cast<void *>(ptr);
+  }
+  CU(cuMemAlloc, &ptr, sizeBytes);
   return reinterpret_cast<void *>(ptr);
 }
 
-ATTN_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
-  if (ptr && ensureContext(__func__))
-    CU(cuMemFree, reinterpret_cast<CUdeviceptr>(ptr));
+ATTN_EXPORT void mgpuMemFree(void *ptr, CUstream stream) {
+  if (!ptr || !ensureContext(__func__))
+    return;
+  auto devicePtr = reinterpret_cast<CUdeviceptr>(ptr);
+  bool fromPool;
+  {
+    MemoryPools &pools = memoryPools();
+    std::lock_guard<std::mutex> lock(pools.mutex);
+    fromPool = pools.allocations.erase({devicePtr}) != 0;
+  }
+  if (!fromPool) {
+    CU(cuMemFree, devicePtr);
+    return;
+  }
+  // Without a stream, as cuMemFree: after all work on the device (the
+  // legacy stream does not wait for the non-blocking streams used here).
+  if (!stream &&
+      !checkResult(driver.cuCtxSynchronize(), __func__, "cuCtxSynchronize()"))
+    return;
+  CU(cuMemFreeAsync, devicePtr, stream);
 }
 
 ATTN_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,

@@ -37,6 +37,19 @@ int cuCtxSetCurrent(void *context) {
   current = context;
   return 0;
 }
+int cuCtxSynchronize(void) {
+  printf("cuCtxSynchronize\n");
+  return 0;
+}
+// Memory pools are supported unless FAKE_CUDA_NO_MEMORY_POOLS is set; no
+// other attribute is known.
+#define MEMORY_POOLS_SUPPORTED 115
+int cuDeviceGetAttribute(int *value, int attribute, int device) {
+  if (attribute != MEMORY_POOLS_SUPPORTED)
+    return NOT_SUPPORTED;
+  *value = getenv("FAKE_CUDA_NO_MEMORY_POOLS") ? 0 : 1;
+  return 0;
+}
 
 static void printList(const char *name, const void *values, unsigned n,
                       int wide) {
@@ -90,18 +103,50 @@ int cuMemFree_v2(uint64_t ptr) {
   return 0;
 }
 
+// Stream-ordered allocation: printed with the stream's number.
+static int pool;
+#define STREAM_NUMBER(stream) ((int)((uintptr_t)(stream) & 0xfff))
+int cuMemPoolCreate(void **out, const void *props) {
+  printf("cuMemPoolCreate\n");
+  *out = &pool;
+  return 0;
+}
+int cuMemPoolSetAttribute(void *p, int attribute, const uint64_t *value) {
+  printf("cuMemPoolSetAttribute %d %llu\n", attribute,
+         (unsigned long long)*value);
+  return 0;
+}
+int cuMemAllocFromPoolAsync(uint64_t *ptr, size_t bytes, void *p,
+                            void *stream) {
+  printf("cuMemAllocFromPoolAsync %zu stream=%d\n", bytes,
+         STREAM_NUMBER(stream));
+  *ptr = (uint64_t)(uintptr_t)malloc(bytes);
+  return 0;
+}
+int cuMemFreeAsync(uint64_t ptr, void *stream) {
+  printf("cuMemFreeAsync stream=%d\n", STREAM_NUMBER(stream));
+  free((void *)(uintptr_t)ptr);
+  return 0;
+}
+
 // Modules, functions and streams are fake handles; launches are printed.
 static int module, function, streams;
 int cuModuleLoadData(void **out, const void *image) {
   *out = &module;
   return 0;
 }
+int cuModuleUnload(void *mod) { return 0; }
 int cuModuleGetFunction(void **out, void *mod, const char *name) {
   *out = &function;
   return 0;
 }
+int cuFuncSetAttribute(void *f, int attribute, int value) {
+  printf("cuFuncSetAttribute %d %d\n", attribute, value);
+  return 0;
+}
 int cuStreamCreate(void **stream, unsigned flags) {
   *stream = (void *)(uintptr_t)(0x1000 + ++streams);
+  printf("cuStreamCreate stream=%d\n", STREAM_NUMBER(*stream));
   return 0;
 }
 int cuStreamSynchronize(void *stream) {
@@ -115,7 +160,8 @@ int cuStreamDestroy_v2(void *stream) {
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                    unsigned by, unsigned bz, unsigned smem, void *stream,
                    void **params, void **extra) {
-  printf("cuLaunchKernel grid=%u,%u,%u block=%u\n", gx, gy, gz, bx);
+  printf("cuLaunchKernel grid=%u,%u,%u block=%u smem=%u stream=%d\n", gx, gy,
+         gz, bx, smem, STREAM_NUMBER(stream));
   return 0;
 }
 // Events are numbered in creation order, and the time up to an event is a
@@ -136,10 +182,7 @@ int cuEventElapsedTime_v2(float *ms, void *start, void *stop) {
 #define UNSUPPORTED(fn)                                                        \
   int fn(void) { return NOT_SUPPORTED; }
 UNSUPPORTED(cuDeviceGetCount)
-UNSUPPORTED(cuDeviceGetAttribute)
 UNSUPPORTED(cuModuleLoadDataEx)
-UNSUPPORTED(cuModuleUnload)
-UNSUPPORTED(cuFuncSetAttribute)
 UNSUPPORTED(cuLaunchKernelEx)
 UNSUPPORTED(cuStreamWaitEvent)
 UNSUPPORTED(cuEventSynchronize)
