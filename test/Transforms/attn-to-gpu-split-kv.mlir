@@ -15,20 +15,23 @@
 // Z * Hq = 16 rows of partials per split. The partial kernel has 64-row
 // tiles (87040 bytes of shared memory at D = 128), grid x = query blocks
 // times splits; the merge kernel has no shared memory and reads both
-// buffers for every split before they are freed.
+// buffers for every split before they are freed. The allocations, both
+// launches and the frees are one chain on one stream, waited for once.
 // FORCED-LABEL: func.func @gqa_d128
 // FORCED-SAME: %[[Q:[a-z0-9]+]]: memref<2x8x?x128xbf16>
 // FORCED-SAME: %[[O:[a-z0-9]+]]: memref<2x8x?x128xbf16>
 // FORCED-DAG: %[[LQ:.*]] = memref.dim %[[Q]], %c2
 // FORCED: %[[QB:.*]] = arith.ceildivui %[[LQ]], %c64
-// FORCED: %[[PO:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] (%c64, %[[LQ]]) : memref<?x?x128xf32>
-// FORCED: %[[PS:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] (%c64, %[[LQ]]) : memref<?x?x2xf32>
+// FORCED: %[[S0:.*]] = gpu.wait async
+// FORCED-NOT: gpu.wait
+// FORCED: %[[PO:.*]], %[[S1:.*]] = gpu.alloc async [%[[S0]]] (%c64, %[[LQ]]) : memref<?x?x128xf32>
+// FORCED: %[[PS:.*]], %[[S2:.*]] = gpu.alloc async [%[[S1]]] (%c64, %[[LQ]]) : memref<?x?x2xf32>
 // FORCED: %[[X:.*]] = arith.muli %[[QB]], %c4
-// FORCED: gpu.launch blocks({{.*}}) in ({{.*}} = %[[X]], {{.*}} = %c8, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c87040_i32
+// FORCED: %[[S3:.*]] = gpu.launch async [%[[S2]]] blocks({{.*}}) in ({{.*}} = %[[X]], {{.*}} = %c8, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c87040_i32
 // FORCED: vector.store {{.*}}, %[[PO]]
 // FORCED: vector.store {{.*}}, %[[PS]]
 // FORCED: gpu.terminator
-// FORCED: gpu.launch blocks({{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c0_i32
+// FORCED: %[[S4:.*]] = gpu.launch async [%[[S3]]] blocks({{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c0_i32
 // FORCED: scf.for %{{.*}} = %c0 to %c4
 // FORCED: memref.extract_strided_metadata %[[PS]]
 // FORCED: arith.maximumf
@@ -38,9 +41,11 @@
 // FORCED: ex2.approx.ftz.f32
 // FORCED: vector.store {{.*}}, %[[O]]
 // FORCED: gpu.terminator
-// FORCED: gpu.dealloc async [%{{.*}}] %[[PO]]
-// FORCED: gpu.dealloc async [%{{.*}}] %[[PS]]
+// FORCED: %[[S5:.*]] = gpu.dealloc async [%[[S4]]] %[[PO]]
+// FORCED-NEXT: %[[S6:.*]] = gpu.dealloc async [%[[S5]]] %[[PS]]
+// FORCED-NEXT: gpu.wait [%[[S6]]]
 // FORCED-NOT: gpu.launch
+// FORCED-NOT: gpu.wait
 
 // Chosen at run time: split where 5 x blocks < 4 x (2 x 132) blocks, into
 // the splits whose last wave is fullest; else the 128-row kernel.
@@ -63,12 +68,21 @@
 // SM80-LABEL: func.func @gqa_d128
 // SM80: arith.cmpi uge, %{{.*}}, %c864
 // HOSTIR-LABEL: define void @gqa_d128(
-// HOSTIR: call ptr @mgpuMemAlloc(
-// HOSTIR: call ptr @mgpuMemAlloc(
-// HOSTIR: call void @mgpuLaunchKernel(
-// HOSTIR: call void @mgpuLaunchKernel(
-// HOSTIR: call void @mgpuMemFree(
-// HOSTIR: call void @mgpuMemFree(
+// HOSTIR: %[[STREAM:.*]] = call ptr @mgpuStreamCreate()
+// HOSTIR-NOT: @mgpuStream
+// HOSTIR: call ptr @mgpuMemAlloc(i64 %{{.*}}, ptr %[[STREAM]], i8 0)
+// HOSTIR-NOT: @mgpuStream
+// HOSTIR: call ptr @mgpuMemAlloc(i64 %{{.*}}, ptr %[[STREAM]], i8 0)
+// HOSTIR-NOT: @mgpuStream
+// HOSTIR: call void @mgpuLaunchKernel({{.*}}, ptr %[[STREAM]],
+// HOSTIR-NOT: @mgpuStream
+// HOSTIR: call void @mgpuLaunchKernel({{.*}}, ptr %[[STREAM]],
+// HOSTIR-NOT: @mgpuStream
+// HOSTIR: call void @mgpuMemFree(ptr %{{.*}}, ptr %[[STREAM]])
+// HOSTIR-NOT: @mgpuStream
+// HOSTIR: call void @mgpuMemFree(ptr %{{.*}}, ptr %[[STREAM]])
+// HOSTIR-NEXT: call void @mgpuStreamSynchronize(ptr %[[STREAM]])
+// HOSTIR-NEXT: call void @mgpuStreamDestroy(ptr %[[STREAM]])
 // HOSTIR: call void @mgpuLaunchKernel(
 // OFF-LABEL: func.func @gqa_d128
 // OFF-NOT: gpu.alloc

@@ -61,37 +61,66 @@ static std::array<Value, 3> gridSize(OpBuilder &b, Location loc, AttentionOp op,
   return {x, y, z};
 }
 
-/// A device allocation of `type`. gpu-to-llvm lowers only the async form
-/// of a device (not host-shared) gpu.alloc, so it is one on a stream of its
-/// own, waited for at once.
+/// A device allocation of `type` enqueued on the stream `token` stands for;
+/// `token` becomes the allocation's (gpu-to-llvm lowers only the async form
+/// of a device, not host-shared, gpu.alloc).
 static Value createDeviceAlloc(OpBuilder &b, Location loc, MemRefType type,
-                               ValueRange dynamicSizes) {
-  Type token = b.getType<gpu::AsyncTokenType>();
-  auto stream = gpu::WaitOp::create(b, loc, token, ValueRange{});
-  auto alloc = gpu::AllocOp::create(
-      b, loc, TypeRange{type, token}, ValueRange{stream.getAsyncToken()},
-      dynamicSizes, ValueRange{}, /*hostShared=*/false);
-  gpu::WaitOp::create(b, loc, Type(), ValueRange{alloc.getAsyncToken()});
+                               ValueRange dynamicSizes, Value &token) {
+  auto alloc = gpu::AllocOp::create(b, loc, TypeRange{type, token.getType()},
+                                    ValueRange{token}, dynamicSizes,
+                                    ValueRange{}, /*hostShared=*/false);
+  token = alloc.getAsyncToken();
   return alloc.getMemref();
 }
 
-/// Frees a device allocation (async, like createDeviceAlloc).
+/// Frees `memref` on the stream of `token`, which becomes the free's.
+static void createDeviceDealloc(OpBuilder &b, Location loc, Value memref,
+                                Value &token) {
+  token =
+      gpu::DeallocOp::create(b, loc, token.getType(), ValueRange{token}, memref)
+          .getAsyncToken();
+}
+
+/// A new stream (`gpu.wait async`), and the host's wait for all that was
+/// enqueued on it. Both are made in one block: gpu-to-llvm destroys a stream
+/// only where the waited token is the stream itself, not a token carried
+/// out of an scf.if.
+static Value createStream(OpBuilder &b, Location loc) {
+  return gpu::WaitOp::create(b, loc, b.getType<gpu::AsyncTokenType>(),
+                             ValueRange{})
+      .getAsyncToken();
+}
+static void waitForStream(OpBuilder &b, Location loc, Value token) {
+  gpu::WaitOp::create(b, loc, Type(), ValueRange{token});
+}
+
+/// A device allocation on a stream of its own, waited for at once.
+static Value createDeviceAlloc(OpBuilder &b, Location loc, MemRefType type,
+                               ValueRange dynamicSizes) {
+  Value token = createStream(b, loc);
+  Value memref = createDeviceAlloc(b, loc, type, dynamicSizes, token);
+  waitForStream(b, loc, token);
+  return memref;
+}
+
+/// Frees a device allocation (on a stream of its own, waited for at once).
 static void createDeviceDealloc(OpBuilder &b, Location loc, Value memref) {
-  Type token = b.getType<gpu::AsyncTokenType>();
-  auto stream = gpu::WaitOp::create(b, loc, token, ValueRange{});
-  auto dealloc = gpu::DeallocOp::create(
-      b, loc, token, ValueRange{stream.getAsyncToken()}, memref);
-  gpu::WaitOp::create(b, loc, Type(), ValueRange{dealloc.getAsyncToken()});
+  Value token = createStream(b, loc);
+  createDeviceDealloc(b, loc, memref, token);
+  waitForStream(b, loc, token);
 }
 
 /// Emits `grid` blocks of the program `body` emits: a gpu.launch of
 /// `threads` threads with `sharedBytes` of dynamic shared memory (whose
 /// views start `sharedAlign`-aligned), or, emulated, loops over the grid
-/// around the program with the threads as vector lanes.
+/// around the program with the threads as vector lanes. With a `token`
+/// (not emulated), the launch is enqueued on its stream and `token` becomes
+/// the launch's; without, the launch is synchronous.
 static void emitLaunch(OpBuilder &b, Location loc, bool emulate, Type elemType,
                        std::array<Value, 3> grid, int64_t threads,
                        int64_t sharedBytes, int64_t sharedAlign,
-                       function_ref<void(SimtTarget &)> body) {
+                       function_ref<void(SimtTarget &)> body,
+                       Value *token = nullptr) {
   OpBuilder::InsertionGuard guard(b);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   if (emulate) {
@@ -132,8 +161,13 @@ static void emitLaunch(OpBuilder &b, Location loc, bool emulate, Type elemType,
   }
   Value threadCount = arith::ConstantIndexOp::create(b, loc, threads);
   Value smemBytes = arith::ConstantIntOp::create(b, loc, sharedBytes, 32);
-  auto launch = gpu::LaunchOp::create(b, loc, grid[0], grid[1], grid[2],
-                                      threadCount, one, one, smemBytes);
+  Type tokenType = token ? token->getType() : Type();
+  ValueRange deps = token ? ValueRange(*token) : ValueRange();
+  auto launch =
+      gpu::LaunchOp::create(b, loc, grid[0], grid[1], grid[2], threadCount, one,
+                            one, smemBytes, tokenType, deps);
+  if (token)
+    *token = launch.getAsyncToken();
   b.setInsertionPointToStart(&launch.getBody().front());
   auto smemType = MemRefType::get(
       {ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface{},
@@ -211,20 +245,25 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
     if (kernel.tmaStore)
       kernelOps.outMap = encode(kernelOps.out, kernel.blockQ);
   };
-  auto launchKernel = [&](const FlashKernelConfig &kernel,
-                          FlashKernelOperands kernelOps,
-                          std::array<Value, 3> kernelGrid) {
-    if (kernel.tma && !emulate)
-      encodeMaps(kernel, kernelOps);
-    emitLaunch(b, loc, emulate, cfg.elemType, kernelGrid,
-               kernel.threadsPerBlock(), kernel.sharedBytes(),
-               kernel.sharedAlign(), [&](SimtTarget &target) {
-                 emitFlashAttentionBlock(target, kernel, kernelOps);
-               });
-  };
+  auto launchKernel =
+      [&](const FlashKernelConfig &kernel, FlashKernelOperands kernelOps,
+          std::array<Value, 3> kernelGrid, Value *token = nullptr) {
+        if (kernel.tma && !emulate)
+          encodeMaps(kernel, kernelOps);
+        emitLaunch(
+            b, loc, emulate, cfg.elemType, kernelGrid, kernel.threadsPerBlock(),
+            kernel.sharedBytes(), kernel.sharedAlign(),
+            [&](SimtTarget &target) {
+              emitFlashAttentionBlock(target, kernel, kernelOps);
+            },
+            token);
+      };
   // Split-KV: the partial kernel (on a grid of its own query blocks, times
   // the splits) writes each split's partials, a second kernel merges them
-  // into the output.
+  // into the output. On the GPU the workspace's allocation, both launches
+  // and the frees are enqueued in order on one stream, which the host waits
+  // for once: the runtime allocates stream-ordered (docs/runtime.md), so
+  // nothing in between waits for the device.
   std::array<Value, 3> splitGrid =
       partial ? gridSize(b, loc, op, *partial) : grid;
   auto launchSplit = [&](Value numSplits) {
@@ -234,13 +273,15 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
         b, loc, arith::MulIOp::create(b, loc, numSplits, splitGrid[2]),
         splitGrid[1]);
     Type f32 = b.getF32Type();
+    Value stream = emulate ? Value() : createStream(b, loc);
+    Value *token = emulate ? nullptr : &stream;
     auto workspace = [&](int64_t cols) -> Value {
       auto type = MemRefType::get(
           {ShapedType::kDynamic, ShapedType::kDynamic, cols}, f32);
       if (emulate)
         return memref::AllocOp::create(b, loc, type, ValueRange{rows, lq},
                                        b.getI64IntegerAttr(64));
-      return createDeviceAlloc(b, loc, type, ValueRange{rows, lq});
+      return createDeviceAlloc(b, loc, type, ValueRange{rows, lq}, stream);
     };
     FlashKernelOperands partialOps = operands;
     partialOps.numSplits = numSplits;
@@ -248,7 +289,8 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
     partialOps.partialStats = workspace(2);
     launchKernel(*partial, partialOps,
                  {arith::MulIOp::create(b, loc, splitGrid[0], numSplits),
-                  splitGrid[1], splitGrid[2]});
+                  splitGrid[1], splitGrid[2]},
+                 token);
     SplitKVMergeOperands merge{numSplits, partialOps.partialOut,
                                partialOps.partialStats, op.getInit()};
     emitLaunch(
@@ -256,11 +298,14 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
         {splitKVMergeBlocks(b, loc, op.getInit()), splitGrid[1], splitGrid[2]},
         kMergeThreads,
         /*sharedBytes=*/0, /*sharedAlign=*/0,
-        [&](SimtTarget &target) { emitSplitKVMergeBlock(target, merge); });
+        [&](SimtTarget &target) { emitSplitKVMergeBlock(target, merge); },
+        token);
     // (The emulation's buffers are freed by buffer deallocation.)
-    if (!emulate)
-      for (Value buffer : {partialOps.partialOut, partialOps.partialStats})
-        createDeviceDealloc(b, loc, buffer);
+    if (emulate)
+      return;
+    for (Value buffer : {partialOps.partialOut, partialOps.partialStats})
+      createDeviceDealloc(b, loc, buffer, stream);
+    waitForStream(b, loc, stream);
   };
   auto launchAll = [&]() {
     if (cfg.splitKV == 1)
