@@ -490,10 +490,57 @@ ATTN_EXPORT void mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
 // Streams and events
 //===----------------------------------------------------------------------===//
 
+namespace {
+// Streams are reused. Generated host code makes a stream for each host-side
+// wait (`gpu.wait async`, then `gpu.wait` synchronizes and destroys it):
+// one stream per call of an attention function, created and destroyed at
+// a cost of microseconds each, as much as a decoding kernel takes. A
+// destroyed stream goes to its device's idle list (up to kMaxIdleStreams)
+// and the next mgpuStreamCreate there takes it. Reusing a stream whose work
+// has not finished only orders the new work after it.
+constexpr size_t kMaxIdleStreams = 32;
+// (A key type of this file's own keeps the map's code out of the exports.)
+struct StreamKey {
+  CUstream stream;
+  bool operator==(const StreamKey &other) const {
+    return stream == other.stream;
+  }
+};
+struct StreamKeyHash {
+  size_t operator()(const StreamKey &key) const {
+    return std::hash<const void *>()(key.stream);
+  }
+};
+struct StreamPool {
+  std::mutex mutex;
+  std::vector<CUstream> idle[kMaxDevices];
+  // The device of each stream made here, idle or in use.
+  std::unordered_map<StreamKey, int32_t, StreamKeyHash> devices;
+};
+StreamPool &streamPool() {
+  static StreamPool *pool = new StreamPool; // never destroyed
+  return *pool;
+}
+} // namespace
+
 ATTN_EXPORT CUstream mgpuStreamCreate() {
+  if (!ensureContext(__func__))
+    return nullptr;
+  int32_t ordinal = defaultDevice.load(std::memory_order_relaxed);
+  StreamPool &pool = streamPool();
+  {
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    if (!pool.idle[ordinal].empty()) {
+      CUstream stream = pool.idle[ordinal].back();
+      pool.idle[ordinal].pop_back();
+      return stream;
+    }
+  }
   CUstream stream = nullptr;
-  if (ensureContext(__func__))
-    CU(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+  if (!CU(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING))
+    return nullptr;
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  pool.devices[{stream}] = ordinal;
   return stream;
 }
 
@@ -508,6 +555,19 @@ ATTN_EXPORT void mgpuStreamDestroy(CUstream stream) {
   // Timed launches not yet synchronized: their times are kept.
   if (kernelTimer().file && CU(cuStreamSynchronize, stream))
     flushKernelTimes(stream);
+  StreamPool &pool = streamPool();
+  {
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    auto it = pool.devices.find({stream});
+    if (it != pool.devices.end()) {
+      std::vector<CUstream> &idle = pool.idle[it->second];
+      if (idle.size() < kMaxIdleStreams) {
+        idle.push_back(stream);
+        return;
+      }
+      pool.devices.erase(it);
+    }
+  }
   CU(cuStreamDestroy, stream);
 }
 
