@@ -34,8 +34,10 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    is timed next to the default kernel; then decoding shapes (Lq = 1,
    (B, Lk, D) = (1, 16384, 128), (8, 4096, 128), (4, 8192, 64), and
    (8, 4096, 128) with 4 key/value heads): the single kernel against
-   split-KV, GQA packing (_packgqa) and SDPA, as GB/s of K and V. Writes
-   table.md, results.json and raw timings to OUT_DIR.
+   split-KV, GQA packing (_packgqa) and SDPA, as GB/s of K and V, and the
+   split-KV calls' host time also with ATTN_CUDA_MEMORY_POOL=0 ("call ms,
+   no pool": cuMemAlloc/cuMemFree for the partials). Writes table.md,
+   results.json and raw timings to OUT_DIR.
 """
 
 from __future__ import annotations
@@ -114,12 +116,14 @@ def kernel_kind(v):
 
 
 def run_driver(art, name, b, lq, lk, work, iters=0,
-               timeout=DRIVER_TIMEOUT_S, kernel_times=None):
-    """Runs the driver; with `kernel_times` (a path), the runtime writes
-    each kernel's GPU time there (ATTN_CUDA_KERNEL_TIMES)."""
+               timeout=DRIVER_TIMEOUT_S, kernel_times=None, env_extra=None):
+    """Runs the driver (with `env_extra` added to its environment); with
+    `kernel_times` (a path), the runtime writes each kernel's GPU time
+    there (ATTN_CUDA_KERNEL_TIMES)."""
     cmd = [os.path.join(art, "attn-gpu-bench"), name, str(b), str(lq),
            str(lk), work, str(iters)]
     env = dict(os.environ)
+    env.update(env_extra or {})
     if kernel_times:
         env["ATTN_CUDA_KERNEL_TIMES"] = kernel_times
     try:
@@ -240,10 +244,11 @@ def kernel_ms_per_call(kernel, iters):
     return [sum(timed[i:i + per]) for i in range(0, len(timed), per)]
 
 
-def time_ours(art, name, v, b, lq, lk, work, iters, dev, hung):
+def time_ours(art, name, v, b, lq, lk, work, iters, dev, hung,
+              env_extra=None):
     """Times variant `name` on the inputs in `work`: the median kernel time
     per call (ours_ms) and host time per call (call_ms), with raw times;
-    or ours_error."""
+    or ours_error. `env_extra`: more environment for the driver."""
     row = {}
     if kernel_kind(v) in hung:
         return {"ours_error": "skipped: a kernel of its kind hung"}
@@ -252,7 +257,7 @@ def time_ours(art, name, v, b, lq, lk, work, iters, dev, hung):
         if os.path.exists(kernel_path):
             os.remove(kernel_path)
         run_driver(art, name, b, lq, lk, work, iters,
-                   kernel_times=kernel_path)
+                   kernel_times=kernel_path, env_extra=env_extra)
         calls = [float(x) for x in open(
             os.path.join(work, "times_ms.txt")).read().split()]
         row["call_ms"] = statistics.median(calls)
@@ -487,6 +492,16 @@ def main() -> int:
                    "variant": name, "tiles": tiles_label(tv)}
             row.update(time_ours(art, name, tv, b, lq, lk, work, args.iters,
                                  args.device, hung))
+            # Split-KV allocates its partials per call: the call's host
+            # time again with cuMemAlloc/cuMemFree instead of the runtime's
+            # stream-ordered pool (docs/runtime.md) says what the pool saves.
+            if tv.get("split_kv", 1) != 1 and "call_ms" in row:
+                unpooled = time_ours(art, name, tv, b, lq, lk, work,
+                                     args.iters, args.device, hung,
+                                     {"ATTN_CUDA_MEMORY_POOL": "0"})
+                if "call_ms" in unpooled:
+                    row["call_nopool_ms"] = unpooled["call_ms"]
+                    row["call_nopool_raw_ms"] = unpooled["call_raw_ms"]
             row.update(sdpa)
             for key in ("ours", "flash", "cudnn"):
                 if f"{key}_ms" in row:
@@ -530,14 +545,15 @@ def main() -> int:
                   "Decoding (Lq = 1; GB/s of K and V read once):",
                   "",
                   "| B | H | Hkv | Lk | D | tiles | ours ms | call ms | "
-                  "ours GB/s | flash GB/s | cuDNN GB/s | ours/flash | "
-                  "ours/cuDNN |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "call ms, no pool | ours GB/s | flash GB/s | cuDNN GB/s | "
+                  "ours/flash | ours/cuDNN |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in decode_rows:
         lines.append(
             f"| {r['B']} | {r['H']} | {r['Hkv']} | {r['Lk']} | {r['D']} | "
             f"{r['tiles']} | "
             f"{f(r, 'ours_ms', '{:.4f}')} | {f(r, 'call_ms', '{:.4f}')} | "
+            f"{f(r, 'call_nopool_ms', '{:.4f}')} | "
             f"{f(r, 'ours_gbps', '{:.0f}')} | {f(r, 'flash_gbps', '{:.0f}')} | "
             f"{f(r, 'cudnn_gbps', '{:.0f}')} | {ratio(r, 'flash')} | "
             f"{ratio(r, 'cudnn')} |")
