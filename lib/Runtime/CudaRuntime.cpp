@@ -362,6 +362,9 @@ struct KernelTimer {
   FILE *file = nullptr; // null: not timing
   std::unordered_map<CUstream, std::vector<std::pair<CUevent, CUevent>>>
       pending;
+  // Events whose times were written, for reuse: making two events per
+  // launch would add to the host time of every timed call.
+  std::vector<CUevent> idle;
 };
 KernelTimer &kernelTimer() {
   static KernelTimer *timer = [] {
@@ -380,31 +383,41 @@ KernelTimer &kernelTimer() {
   return *timer;
 }
 
+// A timing event recorded on STREAM, reused or made; null on failure.
+CUevent recordTimingEvent(CUstream stream) {
+  KernelTimer &timer = kernelTimer();
+  CUevent event = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(timer.mutex);
+    if (!timer.idle.empty()) {
+      event = timer.idle.back();
+      timer.idle.pop_back();
+    }
+  }
+  if (!event && !CU(cuEventCreate, &event, CU_EVENT_DEFAULT))
+    return nullptr;
+  if (!CU(cuEventRecord, event, stream)) {
+    CU(cuEventDestroy, event);
+    return nullptr;
+  }
+  return event;
+}
+
 // Records the event that starts a timed launch on STREAM, or returns null
 // when kernels are not timed (or the event cannot be made).
 CUevent startKernelTimer(CUstream stream) {
   if (!kernelTimer().file)
     return nullptr;
-  CUevent start = nullptr;
-  if (!CU(cuEventCreate, &start, CU_EVENT_DEFAULT))
-    return nullptr;
-  if (!CU(cuEventRecord, start, stream)) {
-    CU(cuEventDestroy, start);
-    return nullptr;
-  }
-  return start;
+  return recordTimingEvent(stream);
 }
 
 // Records the end of the launch that START began on STREAM.
 void stopKernelTimer(CUevent start, CUstream stream) {
   if (!start)
     return;
-  CUevent stop = nullptr;
-  if (!CU(cuEventCreate, &stop, CU_EVENT_DEFAULT) ||
-      !CU(cuEventRecord, stop, stream)) {
+  CUevent stop = recordTimingEvent(stream);
+  if (!stop) {
     CU(cuEventDestroy, start);
-    if (stop)
-      CU(cuEventDestroy, stop);
     return;
   }
   KernelTimer &timer = kernelTimer();
@@ -425,8 +438,8 @@ void flushKernelTimes(CUstream stream) {
     float ms = 0;
     if (CU(cuEventElapsedTime, &ms, start, stop))
       std::fprintf(timer.file, "%.6f\n", double(ms));
-    CU(cuEventDestroy, start);
-    CU(cuEventDestroy, stop);
+    timer.idle.push_back(start);
+    timer.idle.push_back(stop);
   }
   std::fflush(timer.file);
   timer.pending.erase(it);
