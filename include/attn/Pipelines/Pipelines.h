@@ -37,8 +37,9 @@ struct AttnCPUPipelineOptions
       *this, "pack-gqa",
       llvm::cl::desc("Fused: make each key/value head's group of query heads "
                      "the query rows of one op first (--attn-pack-gqa, for "
-                     "q-tile rows), so that a tile reads K/V once per group"),
-      llvm::cl::init(false)};
+                     "q-tile rows), so that a tile reads K/V once per group, "
+                     "where that fills tiles better (decoding)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> threads{
       *this, "threads",
       llvm::cl::desc("Run the tiles in parallel with OpenMP (the program then "
