@@ -28,11 +28,7 @@ import time
 
 import numpy as np
 
-LLVM = "/usr/lib/llvm-22"
-RUNNER_LIBS = ",".join(
-    f"{LLVM}/lib/{lib}"
-    for lib in ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so")
-)
+from mlir_bench import lower_and_run, mlir_fill
 
 
 def mlir_program(L, D, causal, reps):
@@ -40,29 +36,7 @@ def mlir_program(L, D, causal, reps):
     t = f"tensor<1x1x{L}x{D}xf32>"
     causal_attr = " causal = top_left" if causal else ""
     scale = 1.0 / np.sqrt(D)
-    fill = """
-  %e{n} = tensor.empty() : {t}
-  %{n} = linalg.generic {{indexing_maps = [affine_map<(a, b, i, d) -> (a, b, i, d)>],
-                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
-      outs(%e{n} : {t}) {{
-  ^bb0(%unused: f32):
-    %i = linalg.index 2 : index
-    %d = linalg.index 3 : index
-    %c{m} = arith.constant {m} : index
-    %c17 = arith.constant 17 : index
-    %im = arith.muli %i, %c{m} : index
-    %s = arith.addi %im, %d : index
-    %r = arith.remui %s, %c17 : index
-    %ri = arith.index_cast %r : index to i32
-    %rf = arith.sitofp %ri : i32 to f32
-    %c = arith.constant 0.0588235 : f32
-    %h = arith.constant 0.5 : f32
-    %x = arith.mulf %rf, %c : f32
-    %y = arith.subf %x, %h : f32
-    linalg.yield %y : f32
-  }} -> {t}
-"""
-    fills = "".join(fill.format(n=n, m=m, t=t) for n, m in (("q", 7), ("k", 5), ("v", 3)))
+    fills = "".join(mlir_fill(n, m, t) for n, m in (("q", 7), ("k", 5), ("v", 3)))
     return f"""
 func.func private @rtclock() -> f64
 func.func private @printF64(f64)
@@ -102,14 +76,10 @@ func.func @main() {{
 
 def run_mlir(opt, pipeline, L, D, causal, reps, workdir):
     src = os.path.join(workdir, f"attn-{L}-{D}-{int(causal)}.mlir")
-    low = src + ".ll.mlir"
     with open(src, "w") as f:
         f.write(mlir_program(L, D, causal, reps))
-    subprocess.run([opt, pipeline, src, "-o", low], check=True)
-    proc = subprocess.run(
-        ["/usr/bin/time", "-f", "MAXRSS %M", f"{LLVM}/bin/mlir-runner", low,
-         "-e", "main", "-entry-point-result=void", f"-shared-libs={RUNNER_LIBS}"],
-        check=True, capture_output=True, text=True)
+    proc = lower_and_run(opt, pipeline, src,
+                         ("/usr/bin/time", "-f", "MAXRSS %M"))
     lines = proc.stdout.split()
     times = [float(x) for x in lines[:reps]]
     rss_kb = int(re.search(r"MAXRSS (\d+)", proc.stderr).group(1))

@@ -23,60 +23,21 @@ test: test/Integration has those).
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
 
-LLVM = "/usr/lib/llvm-22"
-RUNNER_LIBS = ",".join(
-    f"{LLVM}/lib/{lib}"
-    for lib in ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so"))
-
-# The fill of element (h, i, d) of q, k and v: small exact values, a
-# different pattern per tensor (multiplier m) and per head.
-FILL = """
-  %e{n} = tensor.empty() : {t}
-  %{n} = linalg.generic {{indexing_maps = [affine_map<(a, h, i, d) -> (a, h, i, d)>],
-                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
-      outs(%e{n} : {t}) {{
-  ^bb0(%unused: f32):
-    %h = linalg.index 1 : index
-    %i = linalg.index 2 : index
-    %d = linalg.index 3 : index
-    %c{m} = arith.constant {m} : index
-    %three = arith.constant 3 : index
-    %c17 = arith.constant 17 : index
-    %im = arith.muli %i, %c{m} : index
-    %hm = arith.muli %h, %three : index
-    %s0 = arith.addi %im, %d : index
-    %s = arith.addi %s0, %hm : index
-    %r = arith.remui %s, %c17 : index
-    %ri = arith.index_cast %r : index to i32
-    %rf = arith.sitofp %ri : i32 to f32
-    %c = arith.constant 0.0588235 : f32
-    %half = arith.constant 0.5 : f32
-    %x = arith.mulf %rf, %c : f32
-    %y = arith.subf %x, %half : f32
-    linalg.yield %y : f32
-  }} -> {t}
-"""
-
-
-def fill_np(shape, m):
-    _, h, i, d = np.meshgrid(*(np.arange(n) for n in shape), indexing="ij")
-    return (((i * m + d + 3 * h) % 17) * np.float32(0.0588235)
-            - np.float32(0.5)).astype(np.float32)
+from mlir_bench import lower_and_run, mlir_fill, numpy_fill
 
 
 def mlir_program(b, hq, hkv, lq, lk, d, reps):
     tq = f"tensor<{b}x{hq}x{lq}x{d}xf32>"
     tk = f"tensor<{b}x{hkv}x{lk}x{d}xf32>"
     scale = 1.0 / np.sqrt(d)
-    fills = (FILL.format(n="q", m=7, t=tq) + FILL.format(n="k", m=5, t=tk)
-             + FILL.format(n="v", m=3, t=tk))
+    fills = (mlir_fill("q", 7, tq) + mlir_fill("k", 5, tk)
+             + mlir_fill("v", 3, tk))
     return f"""
 func.func private @rtclock() -> f64
 func.func private @printF64(f64)
@@ -122,23 +83,18 @@ func.func @main() {{
 
 def run_mlir(opt, pipeline, shape, reps, work, tag):
     src = os.path.join(work, f"gqa-{tag}.mlir")
-    low = src + ".ll.mlir"
     with open(src, "w") as f:
         f.write(mlir_program(*shape, reps))
-    subprocess.run([opt, pipeline, src, "-o", low], check=True)
-    out = subprocess.run(
-        [f"{LLVM}/bin/mlir-runner", low, "-e", "main",
-         "-entry-point-result=void", f"-shared-libs={RUNNER_LIBS}"],
-        check=True, capture_output=True, text=True).stdout.split()
+    out = lower_and_run(opt, pipeline, src).stdout.split()
     return [float(x) for x in out[:reps]], float(out[reps])
 
 
 def reference(b, hq, hkv, lq, lk, d):
     """float64 attention on the benchmark's inputs, and numpy's float32
     time for one call (unfused, K/V broadcast to the query heads)."""
-    q = fill_np((b, hq, lq, d), 7)
-    k = fill_np((b, hkv, lk, d), 5)
-    v = fill_np((b, hkv, lk, d), 3)
+    q = numpy_fill((b, hq, lq, d), 7)
+    k = numpy_fill((b, hkv, lk, d), 5)
+    v = numpy_fill((b, hkv, lk, d), 3)
     g = hq // hkv
 
     def attend(q, k, v):
@@ -167,7 +123,8 @@ def main():
                     help="the fused pipeline's q-tile (rows per tile)")
     args = ap.parse_args()
     opt = os.path.join(args.build, "bin", "attn-opt")
-    configs = [("unpacked", f"--attn-cpu-pipeline=q-tile={args.q_tile}"),
+    configs = [("unpacked",
+                f"--attn-cpu-pipeline=q-tile={args.q_tile} pack-gqa=0"),
                ("packed",
                 f"--attn-cpu-pipeline=q-tile={args.q_tile} pack-gqa=1")]
     print("| B | Hq | Hkv | Lq | Lk | D | unpacked ms | packed ms | numpy ms "

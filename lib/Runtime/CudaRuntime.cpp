@@ -262,6 +262,19 @@ bool ensureSharedMemory(CUfunction function, int32_t smem, const char *where) {
   return true;
 }
 
+// A handle or pointer as a key type of this file's own: the hash
+// containers' code for it then has internal linkage and stays out of the
+// library's exports (for a plain pointer or integer key it would not).
+template <typename T> struct LocalKey {
+  T value;
+  bool operator==(const LocalKey &other) const { return value == other.value; }
+};
+struct LocalKeyHash {
+  template <typename T> size_t operator()(const LocalKey<T> &key) const {
+    return std::hash<T>()(key.value);
+  }
+};
+
 // The head of a ranked memref descriptor: the sizes and then the strides
 // follow the offset.
 struct MemRefDescriptor {
@@ -512,23 +525,11 @@ namespace {
 // and the next mgpuStreamCreate there takes it. Reusing a stream whose work
 // has not finished only orders the new work after it.
 constexpr size_t kMaxIdleStreams = 32;
-// (A key type of this file's own keeps the map's code out of the exports.)
-struct StreamKey {
-  CUstream stream;
-  bool operator==(const StreamKey &other) const {
-    return stream == other.stream;
-  }
-};
-struct StreamKeyHash {
-  size_t operator()(const StreamKey &key) const {
-    return std::hash<const void *>()(key.stream);
-  }
-};
 struct StreamPool {
   std::mutex mutex;
   std::vector<CUstream> idle[kMaxDevices];
   // The device of each stream made here, idle or in use.
-  std::unordered_map<StreamKey, int32_t, StreamKeyHash> devices;
+  std::unordered_map<LocalKey<CUstream>, int32_t, LocalKeyHash> devices;
 };
 StreamPool &streamPool() {
   static StreamPool *pool = new StreamPool; // never destroyed
@@ -624,24 +625,12 @@ namespace {
 // freed (its release threshold is the maximum), so the next call's
 // allocation reuses it without the OS. Off with ATTN_CUDA_MEMORY_POOL=0 and
 // on devices without memory pools: then cuMemAlloc and cuMemFree.
-// (A key type of this file's own keeps the set's code out of the exports.)
-struct PoolAllocation {
-  CUdeviceptr ptr;
-  bool operator==(const PoolAllocation &other) const {
-    return ptr == other.ptr;
-  }
-};
-struct PoolAllocationHash {
-  size_t operator()(const PoolAllocation &a) const {
-    return std::hash<CUdeviceptr>()(a.ptr);
-  }
-};
 struct MemoryPools {
   std::mutex mutex;
   CUmemoryPool pools[kMaxDevices] = {};
   bool tried[kMaxDevices] = {};
   // The allocations made from a pool.
-  std::unordered_set<PoolAllocation, PoolAllocationHash> allocations;
+  std::unordered_set<LocalKey<CUdeviceptr>, LocalKeyHash> allocations;
 };
 MemoryPools &memoryPools() {
   static MemoryPools *pools = new MemoryPools; // never destroyed
