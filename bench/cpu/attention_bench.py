@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from mlir_bench import lower_and_run, mlir_fill
+from mlir_bench import lower_and_run, mlir_fill, timing_module
 
 
 def mlir_program(L, D, causal, reps):
@@ -37,41 +37,8 @@ def mlir_program(L, D, causal, reps):
     causal_attr = " causal = top_left" if causal else ""
     scale = 1.0 / np.sqrt(D)
     fills = "".join(mlir_fill(n, m, t) for n, m in (("q", 7), ("k", 5), ("v", 3)))
-    return f"""
-func.func private @rtclock() -> f64
-func.func private @printF64(f64)
-func.func private @printNewline()
-
-func.func @attention(%q: {t}, %k: {t}, %v: {t}) -> {t} {{
-  %init = tensor.empty() : {t}
-  %r = attn.attention ins(%q, %k, %v : {t}, {t}, {t}) outs(%init : {t})
-         scale = {scale:.9e}{causal_attr} -> {t}
-  return %r : {t}
-}}
-
-func.func @main() {{
-{fills}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = arith.constant {reps} : index
-  %zero = arith.constant 0.0 : f32
-  %sum = scf.for %it = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {{
-    %t0 = func.call @rtclock() : () -> f64
-    %r = func.call @attention(%q, %k, %v) : ({t}, {t}, {t}) -> {t}
-    %t1 = func.call @rtclock() : () -> f64
-    %dt = arith.subf %t1, %t0 : f64
-    func.call @printF64(%dt) : (f64) -> ()
-    func.call @printNewline() : () -> ()
-    %x = tensor.extract %r[%c0, %c0, %c0, %c0] : {t}
-    %a = arith.addf %acc, %x : f32
-    scf.yield %a : f32
-  }}
-  %s64 = arith.extf %sum : f32 to f64
-  func.call @printF64(%s64) : (f64) -> ()
-  func.call @printNewline() : () -> ()
-  return
-}}
-"""
+    return timing_module(t, t, f"scale = {scale:.9e}{causal_attr}", fills,
+                         reps)
 
 
 def run_mlir(opt, pipeline, L, D, causal, reps, workdir):

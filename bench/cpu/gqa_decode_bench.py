@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from mlir_bench import lower_and_run, mlir_fill, numpy_fill
+from mlir_bench import lower_and_run, mlir_fill, numpy_fill, timing_module
 
 
 def mlir_program(b, hq, hkv, lq, lk, d, reps):
@@ -38,47 +38,7 @@ def mlir_program(b, hq, hkv, lq, lk, d, reps):
     scale = 1.0 / np.sqrt(d)
     fills = (mlir_fill("q", 7, tq) + mlir_fill("k", 5, tk)
              + mlir_fill("v", 3, tk))
-    return f"""
-func.func private @rtclock() -> f64
-func.func private @printF64(f64)
-func.func private @printNewline()
-
-func.func @attention(%q: {tq}, %k: {tk}, %v: {tk}) -> {tq} {{
-  %init = tensor.empty() : {tq}
-  %r = attn.attention ins(%q, %k, %v : {tq}, {tk}, {tk}) outs(%init : {tq})
-         scale = {scale:.9e} -> {tq}
-  return %r : {tq}
-}}
-
-func.func @main() {{
-{fills}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = arith.constant {reps} : index
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<f32>
-  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<f32>) -> tensor<f32>
-  %last = scf.for %it = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {{
-    %t0 = func.call @rtclock() : () -> f64
-    %r = func.call @attention(%q, %k, %v) : ({tq}, {tk}, {tk}) -> {tq}
-    %t1 = func.call @rtclock() : () -> f64
-    %dt = arith.subf %t1, %t0 : f64
-    func.call @printF64(%dt) : (f64) -> ()
-    func.call @printNewline() : () -> ()
-    %s = linalg.reduce ins(%r : {tq}) outs(%init : tensor<f32>) dimensions = [0, 1, 2, 3]
-      (%x: f32, %y: f32) {{
-        %z = arith.addf %x, %y : f32
-        linalg.yield %z : f32
-      }}
-    %sum = tensor.extract %s[] : tensor<f32>
-    scf.yield %sum : f32
-  }}
-  %s64 = arith.extf %last : f32 to f64
-  func.call @printF64(%s64) : (f64) -> ()
-  func.call @printNewline() : () -> ()
-  return
-}}
-"""
+    return timing_module(tq, tk, f"scale = {scale:.9e}", fills, reps)
 
 
 def run_mlir(opt, pipeline, shape, reps, work, tag):

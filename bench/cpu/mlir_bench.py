@@ -62,3 +62,51 @@ def lower_and_run(opt, pipeline, src, extra_cmd=()):
         [*extra_cmd, f"{LLVM}/bin/mlir-runner", low, "-e", "main",
          "-entry-point-result=void", f"-shared-libs={RUNNER_LIBS}"],
         check=True, capture_output=True, text=True)
+
+
+def timing_module(tq, tk, attrs, fills, reps):
+    """A module whose @main fills q ([tq]), k and v ([tk]) with `fills`,
+    calls attention (attn.attention with `attrs`: scale, causal) `reps`
+    times and prints each call's time (rtclock around the call), then the
+    sum of the last call's output (which also keeps the calls alive)."""
+    return f"""
+func.func private @rtclock() -> f64
+func.func private @printF64(f64)
+func.func private @printNewline()
+
+func.func @attention(%q: {tq}, %k: {tk}, %v: {tk}) -> {tq} {{
+  %init = tensor.empty() : {tq}
+  %r = attn.attention ins(%q, %k, %v : {tq}, {tk}, {tk}) outs(%init : {tq})
+         {attrs} -> {tq}
+  return %r : {tq}
+}}
+
+func.func @main() {{
+{fills}
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {reps} : index
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<f32>) -> tensor<f32>
+  %last = scf.for %it = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {{
+    %t0 = func.call @rtclock() : () -> f64
+    %r = func.call @attention(%q, %k, %v) : ({tq}, {tk}, {tk}) -> {tq}
+    %t1 = func.call @rtclock() : () -> f64
+    %dt = arith.subf %t1, %t0 : f64
+    func.call @printF64(%dt) : (f64) -> ()
+    func.call @printNewline() : () -> ()
+    %s = linalg.reduce ins(%r : {tq}) outs(%init : tensor<f32>) dimensions = [0, 1, 2, 3]
+      (%x: f32, %y: f32) {{
+        %z = arith.addf %x, %y : f32
+        linalg.yield %z : f32
+      }}
+    %sum = tensor.extract %s[] : tensor<f32>
+    scf.yield %sum : f32
+  }}
+  %s64 = arith.extf %last : f32 to f64
+  func.call @printF64(%s64) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  return
+}}
+"""
