@@ -7,8 +7,9 @@ Decoding: B sequences of Lq query rows (1: one new token) over Lk cached
 keys, Hq query heads sharing Hkv key/value heads (groups of g = Hq / Hkv).
 Unpacked, each query head's op reads its group's K and V again (g times
 per group); packed, the group's g x Lq rows are the rows of one op, which
-reads K and V once. The work is memory-bound, so the table gives GB/s of
-K and V read once (2 * B * Hkv * Lk * D * 4 bytes, f32) next to times.
+reads K and V once. The table gives GB/s of K and V read once (2 * B *
+Hkv * Lk * D * 4 bytes, f32) next to times: decoding should be bound by
+that traffic, and the fused CPU kernel is not yet (docs/performance.md).
 
 Each MLIR program fills q, k, v deterministically, calls the attention
 function --reps times (rtclock around each call: JIT compilation and
