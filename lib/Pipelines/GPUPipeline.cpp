@@ -123,6 +123,7 @@ void mlir::attn::buildAttnGPUEmulationPipeline(
   addPackGQA(pm, options);
   AttnToGPUOptions toGPU = kernelOptions(options);
   toGPU.emulate = true;
+  toGPU.emulationFault = options.emulationFault;
   pm.addPass(createAttnToGPU(toGPU));
   // No attn op is left: the CPU pipeline only lowers the emulation to LLVM.
   AttnCPUPipelineOptions cpu;

@@ -67,3 +67,19 @@ func.func @f16_d256(%q: memref<1x4x100x256xf16>, %k: memref<1x4x100x256xf16>,
       outs(%o : memref<1x4x100x256xf16>) scale = 0.0625
   return
 }
+
+// D = 16 at 32 keys: a K or V tile is 64 16-byte chunks, so threads 64..127
+// copy nothing (a predicated cp.async; they once wrote zeros into a row's
+// padding, all into the same bytes: a race the emulation reports).
+// CHECK-LABEL: func.func @f16_d16
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvgpu.device_async_create_group
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c64
+// CHECK: scf.if %[[IN]] {
+// CHECK-NEXT: nvgpu.device_async_copy
+func.func @f16_d16(%q: memref<1x4x100x16xf16>, %k: memref<1x4x100x16xf16>,
+                   %v: memref<1x4x100x16xf16>, %o: memref<1x4x100x16xf16>) {
+  attn.attention ins(%q, %k, %v : memref<1x4x100x16xf16>, memref<1x4x100x16xf16>, memref<1x4x100x16xf16>)
+      outs(%o : memref<1x4x100x16xf16>) scale = 0.25
+  return
+}

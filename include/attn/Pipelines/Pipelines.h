@@ -156,7 +156,13 @@ void buildAttnGPUPipeline(OpPassManager &pm,
                           const AttnGPUPipelineOptions &options);
 
 struct AttnGPUEmulationPipelineOptions
-    : public AttnGPUTileOptions<AttnGPUEmulationPipelineOptions> {};
+    : public AttnGPUTileOptions<AttnGPUEmulationPipelineOptions> {
+  PassOptions::Option<std::string> emulationFault{
+      *this, "emulation-fault",
+      llvm::cl::desc("Test only: a synchronization to leave out of each "
+                     "emulated kernel (see --attn-to-gpu)"),
+      llvm::cl::init("")};
+};
 
 /// The GPU kernels' per-block programs emulated on the CPU
 /// (--attn-to-gpu=emulate), lowered to LLVM like --attn-cpu-pipeline: for

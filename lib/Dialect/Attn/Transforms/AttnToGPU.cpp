@@ -43,6 +43,11 @@ private:
   /// `partial`: split-KV's kernel, where cfg.splitKV != 1.
   void lower(AttentionOp op, const FlashKernelConfig &cfg,
              const std::optional<FlashKernelConfig> &partial);
+
+  /// The synchronization the emulation leaves out (emulation-fault), and
+  /// how many times it did.
+  EmulationFault fault;
+  int64_t faultsLeftOut = 0;
 };
 } // namespace
 
@@ -120,7 +125,7 @@ static void emitLaunch(OpBuilder &b, Location loc, bool emulate, Type elemType,
                        std::array<Value, 3> grid, int64_t threads,
                        int64_t sharedBytes, int64_t sharedAlign,
                        function_ref<void(SimtTarget &)> body,
-                       Value *token = nullptr) {
+                       Value *token = nullptr, EmulationFault fault = {}) {
   OpBuilder::InsertionGuard guard(b);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   if (emulate) {
@@ -155,7 +160,7 @@ static void emitLaunch(OpBuilder &b, Location loc, bool emulate, Type elemType,
         createEmulationTarget(b, loc, elemType,
                               {xLoop.getInductionVar(), yLoop.getInductionVar(),
                                zLoop.getInductionVar()},
-                              smem);
+                              smem, fault);
     body(*target);
     return;
   }
@@ -256,7 +261,7 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
             [&](SimtTarget &target) {
               emitFlashAttentionBlock(target, kernel, kernelOps);
             },
-            token);
+            token, fault);
       };
   // Split-KV: the partial kernel (on a grid of its own query blocks, times
   // the splits) writes each split's partials, a second kernel merges them
@@ -299,7 +304,7 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
         kMergeThreads,
         /*sharedBytes=*/0, /*sharedAlign=*/0,
         [&](SimtTarget &target) { emitSplitKVMergeBlock(target, merge); },
-        token);
+        token, fault);
     // (The emulation's buffers are freed by buffer deallocation.)
     if (emulate)
       return;
@@ -354,6 +359,17 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
 
 void AttnToGPUPass::runOnOperation() {
   ModuleOp module = getOperation();
+  FailureOr<EmulationFault> parsedFault = parseEmulationFault(emulationFault);
+  if (::mlir::failed(parsedFault) ||
+      (parsedFault->kind != EmulationFault::Kind::None && !emulate)) {
+    module.emitError("attn-to-gpu: emulation-fault must be empty or "
+                     "<barrier|copy-wait|proxy-fence|mbarrier-wait|wgmma-"
+                     "wait>:<N>, with emulate, got '")
+        << emulationFault << "'";
+    return signalPassFailure();
+  }
+  fault = *parsedFault;
+  fault.leftOut = &faultsLeftOut;
   SmallVector<AttentionOp> ops;
   module.walk([&](AttentionOp op) {
     // Ops already inside a kernel are not host code.
@@ -395,6 +411,13 @@ void AttnToGPUPass::runOnOperation() {
   }
   if (failed)
     return signalPassFailure();
+  // A test whose fault matches nothing would pass without testing anything.
+  if (fault.kind != EmulationFault::Kind::None && faultsLeftOut == 0) {
+    module.emitError("attn-to-gpu: emulation-fault '")
+        << emulationFault << "' left nothing out: no emulated kernel has "
+        << "that many synchronizations of its kind";
+    return signalPassFailure();
+  }
   if (!emulate && !ops.empty())
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));

@@ -315,7 +315,11 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     descriptors decoded, the swizzle applied) and the shuffles modelled by
     their PTX layouts. TMA loads write their swizzled boxes at once; the
     mbarriers are modelled by their phases, byte counts and arrivals, and
-    a wait on an incomplete phase aborts with a message. A warp-specialized
+    a wait on an incomplete phase aborts with a message. Shared-memory
+    accesses, barriers, fences and waits update a race model: an access the
+    GPU would not order after a conflicting one (a missing barrier, copy
+    wait, proxy fence or wgmma wait) aborts with the instruction and the
+    hazard. A warp-specialized
     kernel runs each consumer warpgroup as a program of its own, with the
     producer's loads interleaved where the consumers release buffers. Comparing it with a reference
     checks the kernel's lane, fragment and shared-memory layout bookkeeping
@@ -371,7 +375,14 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
            "The GPU the kernel is for (sm_80, sm_90a, ...; the GPU pipeline "
            "passes its own): the tiles' shared memory is checked against "
            "its limit and wgmma against sm_90a (empty: sm_90's 227 KB, no "
-           "wgmma check)">
+           "wgmma check)">,
+    Option<"emulationFault", "emulation-fault", "std::string",
+           /*default=*/"\"\"",
+           "Test only, with emulate: leave the N-th (from 0, in the order "
+           "the kernel emits them) synchronization of one kind out of each "
+           "emulated kernel: barrier:N, copy-wait:N, proxy-fence:N, "
+           "mbarrier-wait:N or wgmma-wait:N, to show that the emulation's "
+           "race checks catch it">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

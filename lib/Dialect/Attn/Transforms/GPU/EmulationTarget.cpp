@@ -17,14 +17,16 @@
 //   ldmatrix .m8n8: threads 8i..8i+7 give the row addresses of matrix i;
 //                each thread gets row g, columns 2t..2t+1 of each matrix
 //                (with .trans: rows 2t..2t+1 of column g).
-// Asynchronous copies complete at once, so waits and barriers are no-ops:
-// the program is data-race free on the GPU only if its barriers are right,
-// which this target cannot check. mbarriers are the exception: their
-// phases and byte counts are modelled, and a wait that would not return
-// (or return early) on the GPU aborts the emulation.
+// Asynchronous copies complete at once and the lanes run in lockstep, so
+// shared memory never races here; instead every shared-memory access, wait
+// and barrier updates a race model (SharedMemoryRaces.h), and an access
+// that the GPU would not order after a conflicting one aborts the
+// emulation. mbarriers are modelled by their phases and byte counts, and a
+// wait that would not return (or return early) on the GPU aborts it too.
 //
 //===----------------------------------------------------------------------===//
 
+#include "SharedMemoryRaces.h"
 #include "SimtTarget.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,6 +40,7 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::attn::gpu_kernel;
@@ -46,8 +49,10 @@ namespace {
 class EmulationTarget final : public SimtTarget {
 public:
   EmulationTarget(OpBuilder &b, Location loc, Type elemType,
-                  std::array<Value, 3> blockIds, Value smemBase)
-      : SimtTarget(b, loc, elemType), blockIds(blockIds), smemBase(smemBase) {}
+                  std::array<Value, 3> blockIds, Value smemBase,
+                  EmulationFault fault)
+      : SimtTarget(b, loc, elemType), blockIds(blockIds), smemBase(smemBase),
+        programStart(b.getInsertionBlock()), fault(fault) {}
 
   Type perThreadType(Type scalar) override {
     return VectorType::get({kThreadsPerBlock}, scalar);
@@ -80,20 +85,26 @@ public:
   }
 
   void copyAsync(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,
-                 int64_t elems, Value valid) override {
-    SmallVector<Value> args = {src, dst, valid};
+                 int64_t elems, Value valid, Value active) override {
+    if (!active)
+      active = lift(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+    SmallVector<Value> args = {src, dst, valid, active};
     args.append(srcIdx.begin(), srcIdx.end());
     args.append(dstIdx.begin(), dstIdx.end());
     size_t ns = srcIdx.size();
+    int64_t bytes =
+        elems * cast<MemRefType>(dst.getType()).getElementTypeBitWidth() / 8;
+    trackLanes("cp.async", Access::CopyWrite, dst, dstIdx, bytes, kWarpSize,
+               active);
     outlined("copy" + std::to_string(elems), args, {},
              [&](ValueRange a) -> SmallVector<Value> {
-               copyAsyncImpl(a[0], a.slice(3, ns), a[1], a.drop_front(3 + ns),
-                             elems, a[2]);
+               copyAsyncImpl(a[0], a.slice(4, ns), a[1], a.drop_front(4 + ns),
+                             elems, a[2], a[3]);
                return {};
              });
   }
   void copyAsyncImpl(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,
-                     int64_t elems, Value valid) {
+                     int64_t elems, Value valid, Value active) {
     // The padding or swizzle keeps the phases that write within one tile
     // row free of conflicts. (Phases that span two rows may conflict: with
     // rows of other than a multiple of 128 bytes, as below D = 64 for
@@ -101,8 +112,12 @@ public:
     int64_t bytes =
         elems * cast<MemRefType>(dst.getType()).getElementTypeBitWidth() / 8;
     checkBanks("cp.async", dst, dstIdx, bytes, 128 / bytes, kWarpSize,
-               /*rowDim=*/dstIdx.size() - 2);
+               /*rowDim=*/dstIdx.size() - 2, active);
     laneLoop({}, [&](Value lane, ValueRange) -> SmallVector<Value> {
+      auto activeIf = scf::IfOp::create(b, loc, extract(active, lane),
+                                        /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(activeIf.thenBlock()->getTerminator());
       SmallVector<Value> s = extractAll(srcIdx, lane);
       SmallVector<Value> d = extractAll(dstIdx, lane);
       Value ok = extract(valid, lane);
@@ -161,15 +176,32 @@ public:
     return ifOp.getResult(0);
   }
 
-  void commitGroup() override {}
-  void waitGroups(int) override {}
-  void barrier() override {}
+  void commitGroup() override {
+    if (checkRaces)
+      races::commitCopies(b, loc, raceState());
+  }
+  void waitGroups(int pending) override {
+    if (!keep(EmulationFault::Kind::CopyWait) || !checkRaces)
+      return;
+    outlined("race_wait_copies" + std::to_string(pending), {raceState()}, {},
+             [&](ValueRange a) -> SmallVector<Value> {
+               races::waitCopies(b, loc, a[0], pending);
+               return {};
+             });
+  }
+  void barrier() override {
+    if (keep(EmulationFault::Kind::Barrier) && checkRaces)
+      races::barrier(b, loc, raceState());
+  }
 
   SmallVector<PackedReg> loadMatrix(Value smem, ValueRange prefix, Value row,
                                     Value col, int numTiles,
                                     bool transpose) override {
     SmallVector<Value> args = {smem, row, col};
     args.append(prefix.begin(), prefix.end());
+    SmallVector<Value> at(prefix.begin(), prefix.end());
+    at.append({row, col});
+    trackLanes("ldmatrix", Access::Read, smem, at, 16, 8 * numTiles);
     SmallVector<Type> results(2 * numTiles, perThreadType(elemType));
     SmallVector<Value> regs =
         outlined("ldmatrix" + std::to_string(numTiles) + (transpose ? "t" : ""),
@@ -392,11 +424,22 @@ public:
   // wgmma completes at once here, but its groups are tracked: a wait that
   // releases a register of a group that would still be in flight on the
   // GPU (too many groups left pending) makes the emulation abort there.
-  void fenceAsyncProxy() override {}
+  void fenceAsyncProxy() override {
+    if (keep(EmulationFault::Kind::ProxyFence) && checkRaces)
+      races::proxyFence(b, loc, raceState());
+  }
   void wgmmaFence(MutableArrayRef<Value>, MutableArrayRef<PackedReg>) override {
   }
-  void wgmmaCommit() override { ++committedGroups; }
+  void wgmmaCommit() override {
+    ++committedGroups;
+    if (checkRaces)
+      races::commitWgmma(b, loc, raceState());
+  }
   void wgmmaWait(int pending, MutableArrayRef<Value> regs) override {
+    if (!keep(EmulationFault::Kind::WgmmaWait))
+      return;
+    if (checkRaces)
+      races::waitWgmma(b, loc, raceState(), pending);
     bool early = false;
     for (Value r : regs) {
       auto it = wgmmaGroupOf.find(r);
@@ -422,6 +465,8 @@ public:
                            bool transposeB) override {
     std::string kind = "wgmma" + std::to_string(n) + (transposeB ? "t" : "") +
                        (accumulate ? "acc" : "");
+    trackWgmmaOperand(descA, /*kMajor=*/true, 64);
+    trackWgmmaOperand(descB, !transposeB, n);
     return inGroup(wgmmaCall(
         kind, {descA}, descB, d, n, accumulate,
         [&](ValueRange args, Value descBArg, Value smem, Value scratch) {
@@ -445,6 +490,7 @@ public:
     SmallVector<Value> regs;
     for (const PackedReg &r : a)
       regs.append({r.lo, r.hi});
+    trackWgmmaOperand(descB, !transposeB, n);
     return inGroup(wgmmaCall(
         kind, regs, descB, d, n, accumulate,
         [&](ValueRange av, Value descBArg, Value smem, Value scratch) {
@@ -505,6 +551,8 @@ public:
                               {kArrivals, expected},
                               {kCarriesBytes, 0}})
         setField(indexConst(i), f, indexConst(value));
+    if (checkRaces)
+      races::initMbarriers(b, loc, raceState());
   }
 
   void expectBytes(Value barrier, int64_t bytes, Value pred) override {
@@ -544,10 +592,18 @@ public:
   void setMaxRegisters(int64_t, bool) override {}
   void namedBarrier(Value, int64_t) override {}
   void namedBarrierArrive(Value, int64_t) override {}
+  void orderSharedMemoryByMbarriers() override {
+    assert(!raceModel && "set before the first shared-memory access");
+    checkRaces = false;
+  }
 
   void tmaLoad(Value global, Value, ValueRange coords, Value byteOffset,
                ArrayRef<int64_t> box, Value barrier, Value pred) override {
     boxCopy(/*load=*/true, global, coords, byteOffset, box, pred, [&] {
+      // The box completes with the barrier's current phase.
+      if (checkRaces)
+        trackBox(/*load=*/true, byteOffset, box, barrier,
+                 field(barrier, kCompleted));
       // The copy's bytes count towards the barrier's phase.
       setField(barrier, kTxBytes,
                addConst(field(barrier, kTxBytes), -boxBytes(global, box)));
@@ -557,7 +613,10 @@ public:
 
   void tmaStore(Value global, Value, ValueRange coords, Value byteOffset,
                 ArrayRef<int64_t> box, Value pred) override {
-    boxCopy(/*load=*/false, global, coords, byteOffset, box, pred, [] {});
+    boxCopy(/*load=*/false, global, coords, byteOffset, box, pred, [&] {
+      if (checkRaces)
+        trackBox(/*load=*/false, byteOffset, box, {}, {});
+    });
   }
 
   /// The bytes of a box of `global`'s elements.
@@ -631,8 +690,21 @@ public:
   void waitTmaStores() override {}
 
   void waitBarrier(Value barrier, Value parity) override {
+    if (!keep(EmulationFault::Kind::MbarrierWait))
+      return;
     Value completed = field(barrier, kCompleted);
     Value waited = field(barrier, kWaited);
+    // The wait is for phase `waited`: its TMA loads are written now.
+    if (checkRaces) {
+      abortUnless(races::mbarriersPublished(b, loc, raceState()),
+                  "attn GPU emulation: shared-memory race: an mbarrier wait "
+                  "before a barrier after the mbarrier's init");
+      outlined("race_wait_tma", {raceState(), toI32(barrier), toI32(waited)},
+               {}, [&](ValueRange a) -> SmallVector<Value> {
+                 races::waitTma(b, loc, a[0], a[1], a[2]);
+                 return {};
+               });
+    }
     Value parityIdx =
         arith::ExtUIOp::create(b, loc, b.getI64Type(), parity).getResult();
     parityIdx =
@@ -675,10 +747,11 @@ public:
   /// word is a broadcast. Addresses are taken modulo 128: shared memory
   /// starts 1024-byte aligned, here as on the GPU. With `rowDim` >= 0, only
   /// the phases whose lanes all access one index of dim `rowDim` are
-  /// checked.
+  /// checked. Lanes where `active` (per thread, if given) is false access
+  /// nothing.
   void checkBanks(StringRef what, Value memref, ValueRange idx, int64_t bytes,
                   int64_t lanesPerPhase, int64_t activeLanes,
-                  int64_t rowDim = -1) {
+                  int64_t rowDim = -1, Value active = {}) {
     auto type = cast<MemRefType>(memref.getType());
     int64_t elemBytes = type.getElementTypeBitWidth() / 8;
     auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
@@ -721,19 +794,30 @@ public:
                                                        indexConst(elemBytes))),
                        4);
           Value laneOk = lanes.getRegionIterArgs()[0];
+          Value idle =
+              active ? arith::XOrIOp::create(b, loc, extract(active, lane), yes)
+                           .getResult()
+                     : Value();
           for (int64_t w = 0; w < std::max<int64_t>(bytes / 4, 1); ++w) {
             Value wordW = addConst(word, w);
             Value bank = remConst(wordW, kNumBanks);
             Value prev = memref::LoadOp::create(b, loc, seen, ValueRange{bank});
             Value free =
                 arith::OrIOp::create(b, loc, eq(prev, none), eq(prev, wordW));
+            if (idle) {
+              free = arith::OrIOp::create(b, loc, free, idle);
+              wordW = arith::SelectOp::create(b, loc, idle, prev, wordW);
+            }
             laneOk = arith::AndIOp::create(b, loc, laneOk, free);
             memref::StoreOp::create(b, loc, wordW, seen, ValueRange{bank});
           }
           Value sameRow = lanes.getRegionIterArgs()[1];
-          if (rowDim >= 0)
-            sameRow = arith::AndIOp::create(
-                b, loc, sameRow, eq(indexAt(rowDim, lane), firstRow));
+          if (rowDim >= 0) {
+            Value inRow = eq(indexAt(rowDim, lane), firstRow);
+            if (idle)
+              inRow = arith::OrIOp::create(b, loc, inRow, idle);
+            sameRow = arith::AndIOp::create(b, loc, sameRow, inRow);
+          }
           scf::YieldOp::create(b, loc, ValueRange{laneOk, sameRow});
         }
         Value spansRows =
@@ -824,6 +908,9 @@ public:
     args.append(idx.begin(), idx.end());
     Type elem = cast<MemRefType>(memref.getType()).getElementType();
     bool shared = sharedViews.contains(memref);
+    if (shared)
+      trackLanes("ld.shared", Access::Read, memref, idx,
+                 elem.getIntOrFloatBitWidth() / 8, kWarpSize);
     return outlined(shared ? "ldshared" : "load", args, {perThreadType(elem)},
                     [&](ValueRange a) -> SmallVector<Value> {
                       if (shared)
@@ -905,6 +992,8 @@ public:
                             128 / std::max<int64_t>(bytes, 4), kWarpSize);
                  return {};
                });
+      trackLanes("st.shared", Access::Write, memref, idx, bytes, kWarpSize,
+                 pred);
     }
     store(lo, memref, idx, pred);
     SmallVector<Value> next(idx.begin(), idx.end());
@@ -929,6 +1018,234 @@ public:
   }
 
 private:
+  /// Whether to emit the `kind` synchronization the kernel asks for next:
+  /// all but the one the fault leaves out.
+  bool keep(EmulationFault::Kind kind) {
+    int64_t n = emittedSyncs[static_cast<int>(kind)]++;
+    if (fault.kind != kind || n != fault.index)
+      return true;
+    if (fault.leftOut)
+      ++*fault.leftOut;
+    return false;
+  }
+
+  /// The race model's state, made at the start of the block's program.
+  Value raceState() {
+    assert(checkRaces && "no race model for this kernel");
+    if (!raceModel) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(programStart);
+      raceModel = races::createState(
+          b, loc, cast<MemRefType>(smemBase.getType()).getDimSize(0));
+    }
+    return raceModel;
+  }
+  Value toI32(Value index) {
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
+  }
+
+  /// Aborts with the message for `what` where `hazard` (i32) is not 0.
+  void abortOnHazard(StringRef what, Value hazard) {
+    for (int32_t h = 1; h < races::kNumHazards; ++h)
+      abortUnless(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, hazard,
+                                arith::ConstantIntOp::create(b, loc, h, 32)),
+          races::describe(what, static_cast<races::Hazard>(h)));
+  }
+  /// The first hazard of `prev` (i32) and `next`.
+  Value firstOf(Value prev, Value next) {
+    Value none = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, prev,
+        arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32));
+    return arith::SelectOp::create(b, loc, none, next, prev);
+  }
+
+  enum class Access { Read, Write, CopyWrite };
+  /// Checks the accesses of one shared-memory instruction `what` against
+  /// the race model and records them: lanes [0, lanesPerWarp) of each warp
+  /// (where `pred`, per thread, holds) access `bytes` bytes at
+  /// `view[idx at the lane]` (an index that is not a vector is the same
+  /// for every lane).
+  void trackLanes(StringRef what, Access access, Value view, ValueRange idx,
+                  int64_t bytes, int64_t lanesPerWarp, Value pred = {}) {
+    if (!checkRaces)
+      return;
+    SmallVector<Value> args = {
+        raceState(),
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smemBase), view};
+    if (pred)
+      args.push_back(pred);
+    size_t first = args.size();
+    args.append(idx.begin(), idx.end());
+    std::string kind = "race_" + what.str() + "_" + std::to_string(bytes) +
+                       "_" + std::to_string(lanesPerWarp) + (pred ? "p" : "");
+    std::replace(kind.begin(), kind.end(), '.', '_');
+    outlined(kind, args, {}, [&](ValueRange a) -> SmallVector<Value> {
+      Value state = a[0], smemAddress = a[1], memref = a[2];
+      Value lanePred = pred ? a[3] : Value();
+      ValueRange at = a.drop_front(first);
+      auto type = cast<MemRefType>(memref.getType());
+      int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+      auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+      Value start = arith::SubIOp::create(
+          b, loc,
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref),
+          smemAddress);
+      Value none = arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32);
+      auto warps = scf::ForOp::create(b, loc, indexConst(0),
+                                      indexConst(kThreadsPerBlock / kWarpSize),
+                                      indexConst(1), ValueRange{none});
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(warps.getBody());
+      Value warp = warps.getInductionVar();
+      auto lanes =
+          scf::ForOp::create(b, loc, indexConst(0), indexConst(lanesPerWarp),
+                             indexConst(1), warps.getRegionIterArgs());
+      {
+        OpBuilder::InsertionGuard laneGuard(b);
+        b.setInsertionPointToStart(lanes.getBody());
+        Value lane = add(mulConst(warp, kWarpSize), lanes.getInductionVar());
+        Value hazard = lanes.getRegionIterArgs()[0];
+        auto body = [&]() -> Value {
+          Value linear = meta.getOffset();
+          for (auto [i, stride] : llvm::enumerate(meta.getStrides())) {
+            Value at_i =
+                isa<VectorType>(at[i].getType()) ? extract(at[i], lane) : at[i];
+            linear = add(linear, arith::MulIOp::create(b, loc, at_i, stride));
+          }
+          Value word = divConst(add(start, mulConst(linear, elemBytes)), 4);
+          Value h = hazard;
+          for (int64_t w = 0; w < std::max<int64_t>(bytes / 4, 1); ++w) {
+            Value wordW = addConst(word, w);
+            Value next = access == Access::Read
+                             ? races::read(b, loc, state, wordW, toI32(warp))
+                             : races::write(b, loc, state, wordW, toI32(warp),
+                                            access == Access::Write
+                                                ? races::WriteKind::Store
+                                                : races::WriteKind::CopyAsync);
+            h = firstOf(h, next);
+          }
+          return h;
+        };
+        Value h;
+        if (lanePred) {
+          auto ifOp = scf::IfOp::create(b, loc, TypeRange{hazard.getType()},
+                                        extract(lanePred, lane),
+                                        /*withElseRegion=*/true);
+          OpBuilder::InsertionGuard ifGuard(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          scf::YieldOp::create(b, loc, body());
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          scf::YieldOp::create(b, loc, hazard);
+          h = ifOp.getResult(0);
+        } else {
+          h = body();
+        }
+        scf::YieldOp::create(b, loc, h);
+      }
+      scf::YieldOp::create(b, loc, lanes.getResults());
+      b.setInsertionPointAfter(warps);
+      abortOnHazard(what, warps.getResult(0));
+      return {};
+    });
+  }
+
+  /// Checks and records the reads of one wgmma operand through its
+  /// descriptor: `rows` x 16 (K-major) or 16 x `rows` (MN-major) 16-bit
+  /// elements, read by the whole warpgroup until its group is waited for.
+  void trackWgmmaOperand(Value desc, bool kMajor, int64_t rows) {
+    if (!checkRaces)
+      return;
+    std::string kind =
+        "race_wgmma_" + std::string(kMajor ? "k" : "mn") + std::to_string(rows);
+    outlined(
+        kind, {raceState(), desc}, {}, [&](ValueRange a) -> SmallVector<Value> {
+          Value state = a[0];
+          Value start = descField(a[1], 0), lbo = descField(a[1], 16),
+                sbo = descField(a[1], 32);
+          // Every 4-byte word: (mn, k pair) K-major, (k, mn pair) MN-major.
+          int64_t outer = kMajor ? rows : 16, inner = kMajor ? 8 : rows / 2;
+          Value none =
+              arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32);
+          auto outerLoop =
+              scf::ForOp::create(b, loc, indexConst(0), indexConst(outer),
+                                 indexConst(1), ValueRange{none});
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(outerLoop.getBody());
+          auto innerLoop =
+              scf::ForOp::create(b, loc, indexConst(0), indexConst(inner),
+                                 indexConst(1), outerLoop.getRegionIterArgs());
+          {
+            OpBuilder::InsertionGuard innerGuard(b);
+            b.setInsertionPointToStart(innerLoop.getBody());
+            Value i = outerLoop.getInductionVar(),
+                  j = innerLoop.getInductionVar();
+            Value addr =
+                kMajor ? kMajorAddress(start, sbo, i, mulConst(j, 2))
+                       : mnMajorAddress(start, lbo, sbo, i, mulConst(j, 2));
+            Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
+            Value word = divConst(arith::XOrIOp::create(b, loc, addr, swz), 4);
+            Value h = races::asyncRead(b, loc, state, word, /*warpMask=*/0xF,
+                                       /*wgmma=*/true);
+            scf::YieldOp::create(b, loc,
+                                 firstOf(innerLoop.getRegionIterArgs()[0], h));
+          }
+          scf::YieldOp::create(b, loc, innerLoop.getResults());
+          b.setInsertionPointAfter(outerLoop);
+          abortOnHazard("wgmma", outerLoop.getResult(0));
+          return {};
+        });
+  }
+
+  /// Checks and records the shared-memory side of a TMA box at
+  /// `byteOffset` (laid out as boxCopy does): a load's writes, which
+  /// complete with phase `phase` (index) of mbarrier `barrier` (index), or
+  /// a store's reads (by thread 0, through the async proxy).
+  void trackBox(bool load, Value byteOffset, ArrayRef<int64_t> box,
+                Value barrier, Value phase) {
+    int64_t rows = box[box.size() - 2], cols = box.back();
+    SmallVector<Value> args = {raceState(), byteOffset};
+    if (load)
+      args.append({toI32(barrier), toI32(phase)});
+    outlined(
+        (load ? "race_tma" : "race_tmastore") + std::to_string(rows), args, {},
+        [&](ValueRange a) -> SmallVector<Value> {
+          Value none =
+              arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32);
+          auto rowLoop =
+              scf::ForOp::create(b, loc, indexConst(0), indexConst(rows),
+                                 indexConst(1), ValueRange{none});
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(rowLoop.getBody());
+          auto wordLoop =
+              scf::ForOp::create(b, loc, indexConst(0), indexConst(cols / 2),
+                                 indexConst(1), rowLoop.getRegionIterArgs());
+          {
+            OpBuilder::InsertionGuard wordGuard(b);
+            b.setInsertionPointToStart(wordLoop.getBody());
+            Value addr =
+                add(a[1], add(mulConst(rowLoop.getInductionVar(), 128),
+                              mulConst(wordLoop.getInductionVar(), 4)));
+            Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
+            Value word = divConst(arith::XOrIOp::create(b, loc, addr, swz), 4);
+            Value h =
+                load
+                    ? races::write(b, loc, a[0], word,
+                                   arith::ConstantIntOp::create(b, loc, -1, 32),
+                                   races::WriteKind::Tma, a[2], a[3])
+                    : races::asyncRead(b, loc, a[0], word, /*warpMask=*/1,
+                                       /*wgmma=*/false);
+            scf::YieldOp::create(b, loc,
+                                 firstOf(wordLoop.getRegionIterArgs()[0], h));
+          }
+          scf::YieldOp::create(b, loc, wordLoop.getResults());
+          b.setInsertionPointAfter(rowLoop);
+          abortOnHazard(load ? "a TMA load" : "a TMA store",
+                        rowLoop.getResult(0));
+          return {};
+        });
+  }
+
   using WgmmaBody = llvm::function_ref<void(ValueRange operandsA, Value descB,
                                             Value smem, Value scratch)>;
   /// Calls the helper `kind` on the A operands `operandsA`, descriptor
@@ -1207,6 +1524,15 @@ private:
 
   std::array<Value, 3> blockIds;
   Value smemBase, wgmmaScratch;
+  // The block program's first block, where the race model's state is made.
+  Block *programStart;
+  EmulationFault fault;
+  // The synchronizations of each kind emitted so far (for the fault).
+  std::array<int64_t, 6> emittedSyncs = {};
+  // Whether the race model applies (kernels ordered by block barriers), and
+  // its state once made.
+  bool checkRaces = true;
+  Value raceModel;
   // [barrier][BarrierField] (index) of the TMA path's mbarriers.
   Value barrierState;
 
@@ -1224,7 +1550,27 @@ private:
 
 std::unique_ptr<SimtTarget> mlir::attn::gpu_kernel::createEmulationTarget(
     OpBuilder &b, Location loc, Type elemType, std::array<Value, 3> blockIds,
-    Value smemBase) {
-  return std::make_unique<EmulationTarget>(b, loc, elemType, blockIds,
-                                           smemBase);
+    Value smemBase, EmulationFault fault) {
+  return std::make_unique<EmulationTarget>(b, loc, elemType, blockIds, smemBase,
+                                           fault);
+}
+
+FailureOr<EmulationFault>
+mlir::attn::gpu_kernel::parseEmulationFault(StringRef spec) {
+  EmulationFault fault;
+  if (spec.empty())
+    return fault;
+  auto [name, index] = spec.split(':');
+  using Kind = EmulationFault::Kind;
+  std::optional<Kind> kind = llvm::StringSwitch<std::optional<Kind>>(name)
+                                 .Case("barrier", Kind::Barrier)
+                                 .Case("copy-wait", Kind::CopyWait)
+                                 .Case("proxy-fence", Kind::ProxyFence)
+                                 .Case("mbarrier-wait", Kind::MbarrierWait)
+                                 .Case("wgmma-wait", Kind::WgmmaWait)
+                                 .Default(std::nullopt);
+  if (!kind || index.getAsInteger(10, fault.index) || fault.index < 0)
+    return failure();
+  fault.kind = *kind;
+  return fault;
 }

@@ -712,18 +712,13 @@ void FlashAttentionEmitter::loadTile(Value global, ArrayRef<Value> prefix,
     Value globalRow = add(t.lift(rowBase), row);
     Value valid = cmp(arith::CmpIPredicate::slt, globalRow, t.lift(limit));
     Value srcRow = minS(globalRow, t.lift(lastRow));
-    Value dstRow = row, dstCol = col;
+    Value active;
     if (cfg.wgmma) {
       // Rows of whole 128-byte panels: no tail.
       assert(chunks % kThreadsPerBlock == 0 && "wgmma tiles fill the block");
     } else if (first + kThreadsPerBlock > chunks) {
-      // Threads past the tile write zeros into a row's padding (never read).
-      Value inTile = cmp(arith::CmpIPredicate::ult, chunk, pc(chunks));
-      valid = arith::AndIOp::create(b, loc, valid, inTile);
-      dstRow = sel(inTile, row, pc(0));
-      dstCol = sel(inTile, col, pc(cols));
-      srcRow = sel(inTile, srcRow, pc(0));
-      col = sel(inTile, col, pc(0));
+      // Threads past the tile copy nothing (their rows are past it).
+      active = cmp(arith::CmpIPredicate::ult, chunk, pc(chunks));
     }
     SmallVector<Value> src, dstIdx;
     for (Value p : prefix)
@@ -738,10 +733,10 @@ void FlashAttentionEmitter::loadTile(Value global, ArrayRef<Value> prefix,
       dstIdx.push_back(row);
       dstIdx.push_back(swizzledColumn(row, col));
     } else {
-      dstIdx.push_back(dstRow);
-      dstIdx.push_back(dstCol);
+      dstIdx.push_back(row);
+      dstIdx.push_back(col);
     }
-    t.copyAsync(global, src, dst, dstIdx, perChunk, valid);
+    t.copyAsync(global, src, dst, dstIdx, perChunk, valid, active);
   }
 }
 
@@ -1316,6 +1311,8 @@ void FlashAttentionEmitter::rescaleRows(MutableArrayRef<Value> acc,
 }
 
 void FlashAttentionEmitter::emit() {
+  if (cfg.warpSpecialized)
+    t.orderSharedMemoryByMbarriers();
   setUp();
   if (cfg.warpSpecialized)
     emitWarpSpecialized();
@@ -1929,6 +1926,8 @@ void FlashAttentionEmitter::writeOutput(
   if (cfg.tmaStore) {
     // Every warp's wgmma have read Q and K (their groups are complete),
     // and no load is in flight: the space is free once all warps are here.
+    // (The barrier that ended the last K/V step already makes it so, as
+    // the emulation's race model shows; this one does not rely on it.)
     // Warp specialized, each consumer warpgroup writes its rows over its
     // own slab of Q, which only its own wgmma read, unless O's panels
     // reach into K's buffers.

@@ -196,15 +196,27 @@ public:
   }
 
   void copyAsync(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,
-                 int64_t elems, Value valid) override {
+                 int64_t elems, Value valid, Value active) override {
     // Zero source elements: cp.async's src-size operand zero-fills.
     Value full = arith::ConstantIndexOp::create(b, loc, elems);
     Value none = arith::ConstantIndexOp::create(b, loc, 0);
     Value srcElems = arith::SelectOp::create(b, loc, valid, full, none);
-    Value token = nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, dst, dstIdx, src, srcIdx, b.getIndexAttr(elems), srcElems,
-        b.getUnitAttr());
-    pending.push_back(token);
+    auto copy = [&] {
+      return nvgpu::DeviceAsyncCopyOp::create(b, loc, dst, dstIdx, src, srcIdx,
+                                              b.getIndexAttr(elems), srcElems,
+                                              b.getUnitAttr());
+    };
+    if (!active) {
+      pending.push_back(copy());
+      return;
+    }
+    // A predicated copy. Its token stays inside the branch: the group's
+    // commit orders nothing by its tokens (cp.async.commit_group takes no
+    // operand).
+    auto ifOp = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    copy();
   }
   void commitGroup() override {
     Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, pending);
@@ -446,6 +458,8 @@ public:
         b, loc, asI32Index(id),
         arith::ConstantIntOp::create(b, loc, threads, 32));
   }
+  // (The GPU runs what the kernel orders.)
+  void orderSharedMemoryByMbarriers() override {}
   Value asI32Index(Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
   }

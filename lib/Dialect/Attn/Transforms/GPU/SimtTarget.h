@@ -27,6 +27,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
 
 #include <array>
 #include <memory>
@@ -72,9 +73,12 @@ public:
 
   /// Asynchronously copies `elems` consecutive elements of the last dim from
   /// `src[srcIdx]` to `dst[dstIdx]`; where `valid` is false nothing is read
-  /// and zeros are written. Indices and `valid` are per thread.
+  /// and zeros are written. Indices, `valid` and `active` are per thread;
+  /// where `active` (null: every thread) is false, the thread copies
+  /// nothing.
   virtual void copyAsync(Value src, ValueRange srcIdx, Value dst,
-                         ValueRange dstIdx, int64_t elems, Value valid) = 0;
+                         ValueRange dstIdx, int64_t elems, Value valid,
+                         Value active = {}) = 0;
   /// Closes the group of copies issued since the last commit.
   virtual void commitGroup() = 0;
   /// Waits until at most `pending` committed groups are outstanding.
@@ -209,6 +213,10 @@ public:
   /// bar.arrive `id`, `threads`: this thread counts towards the barrier
   /// without waiting for it.
   virtual void namedBarrierArrive(Value id, int64_t threads) = 0;
+  /// The kernel orders the shared-memory accesses of its warpgroups by
+  /// mbarriers alone, not by block barriers (warp specialized): the
+  /// emulation's race checks, which follow block barriers, are off.
+  virtual void orderSharedMemoryByMbarriers() = 0;
 
   /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
   virtual Value load(Value memref, ValueRange idx) = 0;
@@ -244,12 +252,37 @@ MemRefType getTmaBoxType(MLIRContext *ctx, ArrayRef<int64_t> box,
                          Type elemType);
 Type getTmaMapType(MLIRContext *ctx, ArrayRef<int64_t> box, Type elemType);
 
-/// The emulation target. `blockIds` are the (uniform) loop indices that stand
-/// for the block ids; `smemBase` a memref<?xi8> standing for shared memory.
+/// Test only: one synchronization that the emulation leaves out of a
+/// kernel, so that a test can show that its race checks catch the kernel
+/// without it.
+struct EmulationFault {
+  enum class Kind {
+    None,
+    Barrier,      // bar.sync of the block
+    CopyWait,     // cp.async.wait_group
+    ProxyFence,   // fence.proxy.async
+    MbarrierWait, // mbarrier.try_wait.parity
+    WgmmaWait,    // wgmma.wait_group
+  };
+  Kind kind = Kind::None;
+  /// Which one of its kind, from 0, in the order the kernel emits them.
+  int64_t index = 0;
+  /// If set, counts the synchronizations left out.
+  int64_t *leftOut = nullptr;
+};
+/// Parses `kind:N` (`barrier`, `copy-wait`, `proxy-fence`, `mbarrier-wait`,
+/// `wgmma-wait`); an empty spec is no fault.
+FailureOr<EmulationFault> parseEmulationFault(StringRef spec);
+
+/// The emulation target, created at the start of the block's program (its
+/// race model's state is made there). `blockIds` are the (uniform) loop
+/// indices that stand for the block ids; `smemBase` a memref<Nxi8> standing
+/// for shared memory.
 std::unique_ptr<SimtTarget> createEmulationTarget(OpBuilder &b, Location loc,
                                                   Type elemType,
                                                   std::array<Value, 3> blockIds,
-                                                  Value smemBase);
+                                                  Value smemBase,
+                                                  EmulationFault fault = {});
 
 } // namespace gpu_kernel
 } // namespace attn
