@@ -113,6 +113,9 @@ public:
         elems * cast<MemRefType>(dst.getType()).getElementTypeBitWidth() / 8;
     checkBanks("cp.async", dst, dstIdx, bytes, 128 / bytes, kWarpSize,
                /*rowDim=*/dstIdx.size() - 2, active);
+    checkAligned("cp.async", dst, dstIdx, bytes, kWarpSize, active);
+    checkAligned("cp.async (its global source)", src, srcIdx, bytes, kWarpSize,
+                 active);
     laneLoop({}, [&](Value lane, ValueRange) -> SmallVector<Value> {
       auto activeIf = scf::IfOp::create(b, loc, extract(active, lane),
                                         /*withElseRegion=*/false);
@@ -228,6 +231,7 @@ public:
     SmallVector<Value> at(prefix.begin(), prefix.end());
     at.append({row, col});
     checkBanks("ldmatrix", smem, at, 16, 8, 8 * numTiles);
+    checkAligned("ldmatrix", smem, at, 16, 8 * numTiles);
     SmallVector<Value> inits;
     for (int i = 0; i < 2 * numTiles; ++i)
       inits.push_back(zeros(elemType));
@@ -645,6 +649,18 @@ public:
     auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
+    // What the GPU needs: the box's shared memory at the swizzle's 1024-byte
+    // repeat, and the tensor map's base address 16-byte aligned.
+    abortUnless(eq(remConst(byteOffset, 1024), indexConst(0)),
+                "attn GPU emulation: a TMA box's shared memory is not "
+                "1024-byte aligned");
+    abortUnless(
+        eq(remConst(
+               memref::ExtractAlignedPointerAsIndexOp::create(b, loc, global),
+               16),
+           indexConst(0)),
+        "attn GPU emulation: a TMA tensor's base address is not 16-byte "
+        "aligned");
     SmallVector<Value> args = {global, smemBase, byteOffset};
     args.append(coords.begin(), coords.end());
     int64_t rows = box[rank - 2], cols = box[rank - 1];
@@ -833,6 +849,43 @@ public:
   }
   static constexpr int64_t kNumBanks = 32;
 
+  /// Aborts unless the accesses of one instruction are aligned to their
+  /// size, as the GPU needs (there an unaligned one faults; here it would
+  /// move the same elements): lanes [0, lanesPerWarp) of each warp, where
+  /// `active` (per thread, if given) holds, access `bytes` bytes at
+  /// memref[idx at the lane] (an index that is not a vector is the same
+  /// for every lane).
+  void checkAligned(StringRef what, Value memref, ValueRange idx, int64_t bytes,
+                    int64_t lanesPerWarp, Value active = {}) {
+    auto type = cast<MemRefType>(memref.getType());
+    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    Value ok = laneLoop({yes}, [&](Value lane, ValueRange cur) {
+      Value linear = meta.getOffset();
+      for (auto [i, stride] : llvm::enumerate(meta.getStrides())) {
+        Value at =
+            isa<VectorType>(idx[i].getType()) ? extract(idx[i], lane) : idx[i];
+        linear = add(linear, arith::MulIOp::create(b, loc, at, stride));
+      }
+      Value address = add(base, mulConst(linear, elemBytes));
+      Value aligned = eq(remConst(address, bytes), indexConst(0));
+      Value idle = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                         remConst(lane, kWarpSize),
+                                         indexConst(lanesPerWarp));
+      if (active)
+        idle = arith::OrIOp::create(
+            b, loc, idle,
+            arith::XOrIOp::create(b, loc, extract(active, lane), yes));
+      aligned = arith::OrIOp::create(b, loc, aligned, idle);
+      return SmallVector<Value>{arith::AndIOp::create(b, loc, cur[0], aligned)};
+    })[0];
+    abortUnless(ok, ("attn GPU emulation: " + what +
+                     " accesses an address not aligned to its size")
+                        .str());
+  }
+
   /// Where `ok` is false: prints `msg` and aborts. (cf.assert's message is
   /// lost when stdout is a pipe: the process aborts before flushing it.)
   void abortUnless(Value ok, StringRef msg) {
@@ -913,10 +966,13 @@ public:
                  elem.getIntOrFloatBitWidth() / 8, kWarpSize);
     return outlined(shared ? "ldshared" : "load", args, {perThreadType(elem)},
                     [&](ValueRange a) -> SmallVector<Value> {
-                      if (shared)
-                        checkBanks("ld.shared", a[0], a.drop_front(),
-                                   elem.getIntOrFloatBitWidth() / 8, kWarpSize,
-                                   kWarpSize);
+                      if (shared) {
+                        int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+                        checkBanks("ld.shared", a[0], a.drop_front(), bytes,
+                                   kWarpSize, kWarpSize);
+                        checkAligned("ld.shared", a[0], a.drop_front(), bytes,
+                                     kWarpSize);
+                      }
                       return {loadImpl(a[0], a.drop_front())};
                     })[0];
   }
@@ -986,12 +1042,13 @@ public:
       args.append(idx.begin(), idx.end());
       int64_t bytes =
           2 * getElementTypeOrSelf(lo.getType()).getIntOrFloatBitWidth() / 8;
-      outlined("stshared_check", args, {},
-               [&](ValueRange a) -> SmallVector<Value> {
-                 checkBanks("st.shared", a[0], a.drop_front(), bytes,
-                            128 / std::max<int64_t>(bytes, 4), kWarpSize);
-                 return {};
-               });
+      outlined(
+          "stshared_check", args, {}, [&](ValueRange a) -> SmallVector<Value> {
+            checkBanks("st.shared", a[0], a.drop_front(), bytes,
+                       128 / std::max<int64_t>(bytes, 4), kWarpSize);
+            checkAligned("st.shared", a[0], a.drop_front(), bytes, kWarpSize);
+            return {};
+          });
       trackLanes("st.shared", Access::Write, memref, idx, bytes, kWarpSize,
                  pred);
     }
