@@ -83,6 +83,10 @@ struct Emitter {
       h = select(cond, i32(hazard), h);
     return h;
   }
+  /// Whether no write (or copy) of the block has touched the word.
+  Value neverWritten(Value word) {
+    return cmp(arith::CmpIPredicate::slt, get(word, kWriteClock), i32(0));
+  }
   /// Adds the warps `mask` to the word's readers since the last barrier.
   void noteRead(Value word, Value mask) {
     Value recent = gt(get(word, kReadClock), block(kLastBarrier));
@@ -142,6 +146,8 @@ std::string races::describe(StringRef what, Hazard h) {
   case kNoProxyFence:
     return prefix + " reads through the async proxy bytes that a thread "
                     "wrote with no fence.proxy.async and barrier after it";
+  case kUninitialized:
+    return prefix + " reads bytes that nothing wrote in this block";
   case kNoHazard:
   case kNumHazards:
     break;
@@ -185,6 +191,7 @@ Value races::read(OpBuilder &b, Location loc, Value state, Value word,
              e.gt(e.get(word, kWriteClock), e.block(kLastBarrier)));
   Value h = e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
                            {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
+                           {e.neverWritten(word), kUninitialized},
                            {unordered, kReadAfterWrite}});
   e.noteRead(word, arith::ShLIOp::create(b, loc, e.i32(1), warp));
   return h;
@@ -200,6 +207,7 @@ Value races::asyncRead(OpBuilder &b, Location loc, Value state, Value word,
              e.gt(e.get(word, kWriteClock), e.block(kFenceBeforeBarrier)));
   Value h = e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
                            {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
+                           {e.neverWritten(word), kUninitialized},
                            {unfenced, kNoProxyFence}});
   e.noteRead(word, e.i32(warpMask));
   if (wgmma)

@@ -21,7 +21,9 @@
 // - a TMA load writes when its mbarrier phase is waited for;
 // - wgmma and TMA stores read through the async proxy: what a thread wrote
 //   must be fenced (fence.proxy.async) before a barrier that precedes them;
-//   a wgmma reads until its group is waited for (wgmma.wait_group).
+//   a wgmma reads until its group is waited for (wgmma.wait_group);
+// - a read of bytes that nothing wrote in the block reads what an earlier
+//   block on the multiprocessor left there.
 //
 // Warps are the unit: accesses of one warp are in program order (the
 // kernels' shared-memory instructions are warp-collective). The model is
@@ -51,6 +53,7 @@ enum Hazard : int32_t {
   kWriteAfterWrite,
   kWgmmaInFlight,
   kNoProxyFence,
+  kUninitialized,
   kNumHazards
 };
 /// The message for an access by `what` (an instruction) that hits `h`.
