@@ -1123,7 +1123,7 @@ private:
   /// (where `pred`, per thread, holds) access `bytes` bytes at
   /// `view[idx at the lane]` (an index that is not a vector is the same
   /// for every lane).
-  void trackLanes(StringRef what, Access access, Value view, ValueRange idx,
+  void trackLanes(StringRef what, Access kind, Value view, ValueRange idx,
                   int64_t bytes, int64_t lanesPerWarp, Value pred = {}) {
     if (!checkRaces)
       return;
@@ -1134,10 +1134,10 @@ private:
       args.push_back(pred);
     size_t first = args.size();
     args.append(idx.begin(), idx.end());
-    std::string kind = "race_" + what.str() + "_" + std::to_string(bytes) +
+    std::string name = "race_" + what.str() + "_" + std::to_string(bytes) +
                        "_" + std::to_string(lanesPerWarp) + (pred ? "p" : "");
-    std::replace(kind.begin(), kind.end(), '.', '_');
-    outlined(kind, args, {}, [&](ValueRange a) -> SmallVector<Value> {
+    std::replace(name.begin(), name.end(), '.', '_');
+    outlined(name, args, {}, [&](ValueRange a) -> SmallVector<Value> {
       Value state = a[0], smemAddress = a[1], memref = a[2];
       Value lanePred = pred ? a[3] : Value();
       ValueRange at = a.drop_front(first);
@@ -1148,63 +1148,83 @@ private:
           b, loc,
           memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref),
           smemAddress);
-      Value none = arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32);
-      auto warps = scf::ForOp::create(b, loc, indexConst(0),
-                                      indexConst(kThreadsPerBlock / kWarpSize),
-                                      indexConst(1), ValueRange{none});
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(warps.getBody());
-      Value warp = warps.getInductionVar();
-      auto lanes =
-          scf::ForOp::create(b, loc, indexConst(0), indexConst(lanesPerWarp),
-                             indexConst(1), warps.getRegionIterArgs());
-      {
-        OpBuilder::InsertionGuard laneGuard(b);
-        b.setInsertionPointToStart(lanes.getBody());
-        Value lane = add(mulConst(warp, kWarpSize), lanes.getInductionVar());
-        Value hazard = lanes.getRegionIterArgs()[0];
-        auto body = [&]() -> Value {
-          Value linear = meta.getOffset();
-          for (auto [i, stride] : llvm::enumerate(meta.getStrides())) {
-            Value at_i =
-                isa<VectorType>(at[i].getType()) ? extract(at[i], lane) : at[i];
-            linear = add(linear, arith::MulIOp::create(b, loc, at_i, stride));
-          }
-          Value word = divConst(add(start, mulConst(linear, elemBytes)), 4);
-          Value h = hazard;
-          for (int64_t w = 0; w < std::max<int64_t>(bytes / 4, 1); ++w) {
-            Value wordW = addConst(word, w);
-            Value next = access == Access::Read
-                             ? races::read(b, loc, state, wordW, toI32(warp))
-                             : races::write(b, loc, state, wordW, toI32(warp),
-                                            access == Access::Write
-                                                ? races::WriteKind::Store
-                                                : races::WriteKind::CopyAsync);
-            h = firstOf(h, next);
-          }
-          return h;
-        };
-        Value h;
-        if (lanePred) {
-          auto ifOp = scf::IfOp::create(b, loc, TypeRange{hazard.getType()},
-                                        extract(lanePred, lane),
-                                        /*withElseRegion=*/true);
-          OpBuilder::InsertionGuard ifGuard(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          scf::YieldOp::create(b, loc, body());
-          b.setInsertionPointToStart(ifOp.elseBlock());
-          scf::YieldOp::create(b, loc, hazard);
-          h = ifOp.getResult(0);
-        } else {
-          h = body();
-        }
-        scf::YieldOp::create(b, loc, h);
-      }
-      scf::YieldOp::create(b, loc, lanes.getResults());
-      b.setInsertionPointAfter(warps);
-      abortOnHazard(what, warps.getResult(0));
+      Value hazard = firstHazardOver(
+          kThreadsPerBlock / kWarpSize, lanesPerWarp,
+          [&](Value warp, Value inWarp) {
+            Value lane = add(mulConst(warp, kWarpSize), inWarp);
+            auto access = [&]() -> Value {
+              Value linear = meta.getOffset();
+              for (auto [i, stride] : llvm::enumerate(meta.getStrides())) {
+                Value at_i = isa<VectorType>(at[i].getType())
+                                 ? extract(at[i], lane)
+                                 : at[i];
+                linear =
+                    add(linear, arith::MulIOp::create(b, loc, at_i, stride));
+              }
+              Value word = divConst(add(start, mulConst(linear, elemBytes)), 4);
+              Value h =
+                  arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32);
+              for (int64_t w = 0; w < std::max<int64_t>(bytes / 4, 1); ++w) {
+                Value wordW = addConst(word, w);
+                h = firstOf(
+                    h, kind == Access::Read
+                           ? races::read(b, loc, state, wordW, toI32(warp))
+                           : races::write(b, loc, state, wordW, toI32(warp),
+                                          kind == Access::Write
+                                              ? races::WriteKind::Store
+                                              : races::WriteKind::CopyAsync));
+              }
+              return h;
+            };
+            if (!lanePred)
+              return access();
+            auto ifOp = scf::IfOp::create(b, loc, TypeRange{b.getI32Type()},
+                                          extract(lanePred, lane),
+                                          /*withElseRegion=*/true);
+            OpBuilder::InsertionGuard ifGuard(b);
+            b.setInsertionPointToStart(ifOp.thenBlock());
+            scf::YieldOp::create(b, loc, access());
+            b.setInsertionPointToStart(ifOp.elseBlock());
+            scf::YieldOp::create(b, loc,
+                                 ValueRange{arith::ConstantIntOp::create(
+                                     b, loc, races::kNoHazard, 32)});
+            return ifOp.getResult(0);
+          });
+      abortOnHazard(what, hazard);
       return {};
     });
+  }
+
+  /// The first hazard (i32) of `hazardAt(i, j)` over i < outer, j < inner
+  /// (index loops).
+  Value firstHazardOver(int64_t outer, int64_t inner,
+                        function_ref<Value(Value, Value)> hazardAt) {
+    Value none = arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32);
+    auto outerLoop =
+        scf::ForOp::create(b, loc, indexConst(0), indexConst(outer),
+                           indexConst(1), ValueRange{none});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(outerLoop.getBody());
+    auto innerLoop =
+        scf::ForOp::create(b, loc, indexConst(0), indexConst(inner),
+                           indexConst(1), outerLoop.getRegionIterArgs());
+    {
+      OpBuilder::InsertionGuard innerGuard(b);
+      b.setInsertionPointToStart(innerLoop.getBody());
+      Value h =
+          hazardAt(outerLoop.getInductionVar(), innerLoop.getInductionVar());
+      scf::YieldOp::create(b, loc,
+                           firstOf(innerLoop.getRegionIterArgs()[0], h));
+    }
+    scf::YieldOp::create(b, loc, innerLoop.getResults());
+    b.setInsertionPointAfter(outerLoop);
+    return outerLoop.getResult(0);
+  }
+  /// The word (index) holding unswizzled byte address `addr` of shared
+  /// memory laid out with the 128-byte swizzle.
+  Value swizzledWord(Value addr) {
+    Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
+    return divConst(arith::XOrIOp::create(b, loc, addr, swz), 4);
   }
 
   /// Checks and records the reads of one wgmma operand through its
@@ -1221,35 +1241,15 @@ private:
           Value start = descField(a[1], 0), lbo = descField(a[1], 16),
                 sbo = descField(a[1], 32);
           // Every 4-byte word: (mn, k pair) K-major, (k, mn pair) MN-major.
-          int64_t outer = kMajor ? rows : 16, inner = kMajor ? 8 : rows / 2;
-          Value none =
-              arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32);
-          auto outerLoop =
-              scf::ForOp::create(b, loc, indexConst(0), indexConst(outer),
-                                 indexConst(1), ValueRange{none});
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(outerLoop.getBody());
-          auto innerLoop =
-              scf::ForOp::create(b, loc, indexConst(0), indexConst(inner),
-                                 indexConst(1), outerLoop.getRegionIterArgs());
-          {
-            OpBuilder::InsertionGuard innerGuard(b);
-            b.setInsertionPointToStart(innerLoop.getBody());
-            Value i = outerLoop.getInductionVar(),
-                  j = innerLoop.getInductionVar();
-            Value addr =
-                kMajor ? kMajorAddress(start, sbo, i, mulConst(j, 2))
-                       : mnMajorAddress(start, lbo, sbo, i, mulConst(j, 2));
-            Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
-            Value word = divConst(arith::XOrIOp::create(b, loc, addr, swz), 4);
-            Value h = races::asyncRead(b, loc, state, word, /*warpMask=*/0xF,
-                                       /*wgmma=*/true);
-            scf::YieldOp::create(b, loc,
-                                 firstOf(innerLoop.getRegionIterArgs()[0], h));
-          }
-          scf::YieldOp::create(b, loc, innerLoop.getResults());
-          b.setInsertionPointAfter(outerLoop);
-          abortOnHazard("wgmma", outerLoop.getResult(0));
+          Value hazard = firstHazardOver(
+              kMajor ? rows : 16, kMajor ? 8 : rows / 2, [&](Value i, Value j) {
+                Value addr =
+                    kMajor ? kMajorAddress(start, sbo, i, mulConst(j, 2))
+                           : mnMajorAddress(start, lbo, sbo, i, mulConst(j, 2));
+                return races::asyncRead(b, loc, state, swizzledWord(addr),
+                                        /*warpMask=*/0xF, /*wgmma=*/true);
+              });
+          abortOnHazard("wgmma", hazard);
           return {};
         });
   }
@@ -1267,38 +1267,18 @@ private:
     outlined(
         (load ? "race_tma" : "race_tmastore") + std::to_string(rows), args, {},
         [&](ValueRange a) -> SmallVector<Value> {
-          Value none =
-              arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32);
-          auto rowLoop =
-              scf::ForOp::create(b, loc, indexConst(0), indexConst(rows),
-                                 indexConst(1), ValueRange{none});
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(rowLoop.getBody());
-          auto wordLoop =
-              scf::ForOp::create(b, loc, indexConst(0), indexConst(cols / 2),
-                                 indexConst(1), rowLoop.getRegionIterArgs());
-          {
-            OpBuilder::InsertionGuard wordGuard(b);
-            b.setInsertionPointToStart(wordLoop.getBody());
-            Value addr =
-                add(a[1], add(mulConst(rowLoop.getInductionVar(), 128),
-                              mulConst(wordLoop.getInductionVar(), 4)));
-            Value swz = mulConst(remConst(divConst(addr, 128), 8), 16);
-            Value word = divConst(arith::XOrIOp::create(b, loc, addr, swz), 4);
-            Value h =
-                load
-                    ? races::write(b, loc, a[0], word,
-                                   arith::ConstantIntOp::create(b, loc, -1, 32),
-                                   races::WriteKind::Tma, a[2], a[3])
-                    : races::asyncRead(b, loc, a[0], word, /*warpMask=*/1,
-                                       /*wgmma=*/false);
-            scf::YieldOp::create(b, loc,
-                                 firstOf(wordLoop.getRegionIterArgs()[0], h));
-          }
-          scf::YieldOp::create(b, loc, wordLoop.getResults());
-          b.setInsertionPointAfter(rowLoop);
-          abortOnHazard(load ? "a TMA load" : "a TMA store",
-                        rowLoop.getResult(0));
+          // Each row's 128 bytes, a word at a time.
+          Value hazard = firstHazardOver(rows, cols / 2, [&](Value r, Value w) {
+            Value word =
+                swizzledWord(add(a[1], add(mulConst(r, 128), mulConst(w, 4))));
+            if (!load)
+              return races::asyncRead(b, loc, a[0], word, /*warpMask=*/1,
+                                      /*wgmma=*/false);
+            return races::write(b, loc, a[0], word,
+                                arith::ConstantIntOp::create(b, loc, -1, 32),
+                                races::WriteKind::Tma, a[2], a[3]);
+          });
+          abortOnHazard(load ? "a TMA load" : "a TMA store", hazard);
           return {};
         });
   }
