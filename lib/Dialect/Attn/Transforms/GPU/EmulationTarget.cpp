@@ -598,7 +598,7 @@ public:
   void namedBarrierArrive(Value, int64_t) override {}
   void orderSharedMemoryByMbarriers() override {
     assert(!raceModel && "set before the first shared-memory access");
-    checkRaces = false;
+    barrierOrdered = false;
   }
 
   void tmaLoad(Value global, Value, ValueRange coords, Value byteOffset,
@@ -1097,6 +1097,11 @@ private:
     }
     return raceModel;
   }
+  /// The names of the race checks' helpers, which differ with the rules
+  /// that apply.
+  std::string racePrefix() const {
+    return barrierOrdered ? "race_" : "race_unordered_";
+  }
   Value toI32(Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
   }
@@ -1134,7 +1139,7 @@ private:
       args.push_back(pred);
     size_t first = args.size();
     args.append(idx.begin(), idx.end());
-    std::string name = "race_" + what.str() + "_" + std::to_string(bytes) +
+    std::string name = racePrefix() + what.str() + "_" + std::to_string(bytes) +
                        "_" + std::to_string(lanesPerWarp) + (pred ? "p" : "");
     std::replace(name.begin(), name.end(), '.', '_');
     outlined(name, args, {}, [&](ValueRange a) -> SmallVector<Value> {
@@ -1168,11 +1173,13 @@ private:
                 Value wordW = addConst(word, w);
                 h = firstOf(
                     h, kind == Access::Read
-                           ? races::read(b, loc, state, wordW, toI32(warp))
+                           ? races::read(b, loc, state, wordW, toI32(warp),
+                                         barrierOrdered)
                            : races::write(b, loc, state, wordW, toI32(warp),
                                           kind == Access::Write
                                               ? races::WriteKind::Store
-                                              : races::WriteKind::CopyAsync));
+                                              : races::WriteKind::CopyAsync,
+                                          {}, {}, barrierOrdered));
               }
               return h;
             };
@@ -1234,7 +1241,7 @@ private:
     if (!checkRaces)
       return;
     std::string kind =
-        "race_wgmma_" + std::string(kMajor ? "k" : "mn") + std::to_string(rows);
+        racePrefix() + "wgmma_" + (kMajor ? "k" : "mn") + std::to_string(rows);
     outlined(
         kind, {raceState(), desc}, {}, [&](ValueRange a) -> SmallVector<Value> {
           Value state = a[0];
@@ -1247,7 +1254,8 @@ private:
                     kMajor ? kMajorAddress(start, sbo, i, mulConst(j, 2))
                            : mnMajorAddress(start, lbo, sbo, i, mulConst(j, 2));
                 return races::asyncRead(b, loc, state, swizzledWord(addr),
-                                        /*warpMask=*/0xF, /*wgmma=*/true);
+                                        /*warpMask=*/0xF, /*wgmma=*/true,
+                                        barrierOrdered);
               });
           abortOnHazard("wgmma", hazard);
           return {};
@@ -1265,18 +1273,19 @@ private:
     if (load)
       args.append({toI32(barrier), toI32(phase)});
     outlined(
-        (load ? "race_tma" : "race_tmastore") + std::to_string(rows), args, {},
-        [&](ValueRange a) -> SmallVector<Value> {
+        racePrefix() + (load ? "tma" : "tmastore") + std::to_string(rows), args,
+        {}, [&](ValueRange a) -> SmallVector<Value> {
           // Each row's 128 bytes, a word at a time.
           Value hazard = firstHazardOver(rows, cols / 2, [&](Value r, Value w) {
             Value word =
                 swizzledWord(add(a[1], add(mulConst(r, 128), mulConst(w, 4))));
             if (!load)
               return races::asyncRead(b, loc, a[0], word, /*warpMask=*/1,
-                                      /*wgmma=*/false);
+                                      /*wgmma=*/false, barrierOrdered);
             return races::write(b, loc, a[0], word,
                                 arith::ConstantIntOp::create(b, loc, -1, 32),
-                                races::WriteKind::Tma, a[2], a[3]);
+                                races::WriteKind::Tma, a[2], a[3],
+                                barrierOrdered);
           });
           abortOnHazard(load ? "a TMA load" : "a TMA store", hazard);
           return {};
@@ -1566,9 +1575,11 @@ private:
   EmulationFault fault;
   // The synchronizations of each kind emitted so far (for the fault).
   std::array<int64_t, 6> emittedSyncs = {};
-  // Whether the race model applies (kernels ordered by block barriers), and
-  // its state once made.
+  // Whether the race model applies, whether its rules of ordering by block
+  // barriers do (not for a warp-specialized kernel), and its state once
+  // made.
   bool checkRaces = true;
+  bool barrierOrdered = true;
   Value raceModel;
   // [barrier][BarrierField] (index) of the TMA path's mbarriers.
   Value barrierState;

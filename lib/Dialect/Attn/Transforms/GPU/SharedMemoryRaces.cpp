@@ -83,6 +83,12 @@ struct Emitter {
       h = select(cond, i32(hazard), h);
     return h;
   }
+  /// `cond` where the rule applies, else false.
+  Value onlyIf(bool applies, Value cond) {
+    return applies ? cond
+                   : arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)
+                         .getResult();
+  }
   /// Whether no write (or copy) of the block has touched the word.
   Value neverWritten(Value word) {
     return cmp(arith::CmpIPredicate::slt, get(word, kWriteClock), i32(0));
@@ -183,32 +189,34 @@ int64_t races::numWords(Value state) {
 }
 
 Value races::read(OpBuilder &b, Location loc, Value state, Value word,
-                  Value warp) {
+                  Value warp, bool barrierOrdered) {
   Emitter e{b, loc, state};
   Value writer = e.get(word, kWriter);
   Value unordered =
       e.both(e.both(e.sge0(writer), e.ne(writer, warp)),
              e.gt(e.get(word, kWriteClock), e.block(kLastBarrier)));
-  Value h = e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
-                           {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
-                           {e.neverWritten(word), kUninitialized},
-                           {unordered, kReadAfterWrite}});
+  Value h =
+      e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
+                     {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
+                     {e.neverWritten(word), kUninitialized},
+                     {e.onlyIf(barrierOrdered, unordered), kReadAfterWrite}});
   e.noteRead(word, arith::ShLIOp::create(b, loc, e.i32(1), warp));
   return h;
 }
 
 Value races::asyncRead(OpBuilder &b, Location loc, Value state, Value word,
-                       int32_t warpMask, bool wgmma) {
+                       int32_t warpMask, bool wgmma, bool barrierOrdered) {
   Emitter e{b, loc, state};
   // A thread's write reaches the async proxy through its fence, and the
   // other threads through a barrier after that fence.
   Value unfenced =
       e.both(e.sge0(e.get(word, kWriter)),
              e.gt(e.get(word, kWriteClock), e.block(kFenceBeforeBarrier)));
-  Value h = e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
-                           {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
-                           {e.neverWritten(word), kUninitialized},
-                           {unfenced, kNoProxyFence}});
+  Value h =
+      e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
+                     {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
+                     {e.neverWritten(word), kUninitialized},
+                     {e.onlyIf(barrierOrdered, unfenced), kNoProxyFence}});
   e.noteRead(word, e.i32(warpMask));
   if (wgmma)
     e.set(word, kWgmmaGroup, e.block(kWgmmaCommitted));
@@ -216,8 +224,8 @@ Value races::asyncRead(OpBuilder &b, Location loc, Value state, Value word,
 }
 
 Value races::write(OpBuilder &b, Location loc, Value state, Value word,
-                   Value warp, WriteKind kind, Value tmaBarrier,
-                   Value tmaPhase) {
+                   Value warp, WriteKind kind, Value tmaBarrier, Value tmaPhase,
+                   bool barrierOrdered) {
   Emitter e{b, loc, state};
   Value lastBarrier = e.block(kLastBarrier);
   // Readers other than this warp (a TMA load's: any reader).
@@ -234,11 +242,12 @@ Value races::write(OpBuilder &b, Location loc, Value state, Value word,
   Value wgmmaReading =
       e.cmp(arith::CmpIPredicate::sge, e.get(word, kWgmmaGroup),
             e.block(kWgmmaCompleted));
-  Value h = e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
-                           {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
-                           {wgmmaReading, kWgmmaInFlight},
-                           {readByOthers, kWriteAfterRead},
-                           {writtenByOthers, kWriteAfterWrite}});
+  Value h = e.firstHazard(
+      {{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
+       {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
+       {e.onlyIf(barrierOrdered, wgmmaReading), kWgmmaInFlight},
+       {e.onlyIf(barrierOrdered, readByOthers), kWriteAfterRead},
+       {e.onlyIf(barrierOrdered, writtenByOthers), kWriteAfterWrite}});
   e.set(word, kWriteClock, e.block(kClock));
   e.set(word, kWriter, warp);
   e.set(word, kCopyGroup,

@@ -26,9 +26,12 @@
 //   block on the multiprocessor left there.
 //
 // Warps are the unit: accesses of one warp are in program order (the
-// kernels' shared-memory instructions are warp-collective). The model is
-// for kernels ordered by block barriers; a warp-specialized kernel orders
-// its warpgroups by mbarriers alone, which it does not follow.
+// kernels' shared-memory instructions are warp-collective). The ordering
+// rules (the first, and the fence's) are for kernels ordered by block
+// barriers; a warp-specialized kernel orders its warpgroups by mbarriers
+// and named barriers, which the model does not follow: for it only the
+// rules that need no ordering between warps apply (copies and loads in
+// flight, reads of bytes nothing wrote), with `barrierOrdered` false.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,17 +74,19 @@ int64_t numWords(Value state);
 
 /// Checks and records a read of word `word` (index) by warp `warp` (i32)
 /// through the generic proxy (ld.shared, ldmatrix); returns its hazard.
-Value read(OpBuilder &b, Location loc, Value state, Value word, Value warp);
+Value read(OpBuilder &b, Location loc, Value state, Value word, Value warp,
+           bool barrierOrdered = true);
 /// Checks and records a read through the async proxy by the warps in
 /// `warpMask` (i32 constant bits): a wgmma (in flight until its group is
 /// waited for) or a TMA store.
 Value asyncRead(OpBuilder &b, Location loc, Value state, Value word,
-                int32_t warpMask, bool wgmma);
+                int32_t warpMask, bool wgmma, bool barrierOrdered = true);
 /// Checks and records a write by warp `warp` (i32; -1 for a TMA load, the
 /// async proxy's), which for a TMA load completes with phase `tmaPhase`
 /// (i32) of mbarrier `tmaBarrier` (i32).
 Value write(OpBuilder &b, Location loc, Value state, Value word, Value warp,
-            WriteKind kind, Value tmaBarrier = {}, Value tmaPhase = {});
+            WriteKind kind, Value tmaBarrier = {}, Value tmaPhase = {},
+            bool barrierOrdered = true);
 
 /// bar.sync of the whole block.
 void barrier(OpBuilder &b, Location loc, Value state);

@@ -214,8 +214,8 @@ public:
   /// without waiting for it.
   virtual void namedBarrierArrive(Value id, int64_t threads) = 0;
   /// The kernel orders the shared-memory accesses of its warpgroups by
-  /// mbarriers alone, not by block barriers (warp specialized): the
-  /// emulation's race checks, which follow block barriers, are off.
+  /// mbarriers and named barriers, not block barriers (warp specialized):
+  /// the emulation's race checks that follow block barriers are off.
   virtual void orderSharedMemoryByMbarriers() = 0;
 
   /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
