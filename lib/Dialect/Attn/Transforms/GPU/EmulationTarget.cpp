@@ -42,6 +42,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::attn::gpu_kernel;
 
@@ -768,10 +770,7 @@ public:
   void checkBanks(StringRef what, Value memref, ValueRange idx, int64_t bytes,
                   int64_t lanesPerPhase, int64_t activeLanes,
                   int64_t rowDim = -1, Value active = {}) {
-    auto type = cast<MemRefType>(memref.getType());
-    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
-    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    auto byteAddress = laneByteAddress(memref, idx);
     Value seen = memref::AllocaOp::create(
         b, loc, MemRefType::get({kNumBanks}, b.getIndexType()));
     Value none = indexConst(-1);
@@ -801,14 +800,7 @@ public:
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(lanes.getBody());
           Value lane = lanes.getInductionVar();
-          Value linear = meta.getOffset();
-          for (auto [i, stride] : llvm::enumerate(meta.getStrides()))
-            linear = add(linear, arith::MulIOp::create(b, loc, indexAt(i, lane),
-                                                       stride));
-          Value word =
-              divConst(add(base, arith::MulIOp::create(b, loc, linear,
-                                                       indexConst(elemBytes))),
-                       4);
+          Value word = divConst(byteAddress(lane), 4);
           Value laneOk = lanes.getRegionIterArgs()[0];
           Value idle =
               active ? arith::XOrIOp::create(b, loc, extract(active, lane), yes)
@@ -857,20 +849,10 @@ public:
   /// for every lane).
   void checkAligned(StringRef what, Value memref, ValueRange idx, int64_t bytes,
                     int64_t lanesPerWarp, Value active = {}) {
-    auto type = cast<MemRefType>(memref.getType());
-    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
-    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    auto byteAddress = laneByteAddress(memref, idx);
     Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
     Value ok = laneLoop({yes}, [&](Value lane, ValueRange cur) {
-      Value linear = meta.getOffset();
-      for (auto [i, stride] : llvm::enumerate(meta.getStrides())) {
-        Value at =
-            isa<VectorType>(idx[i].getType()) ? extract(idx[i], lane) : idx[i];
-        linear = add(linear, arith::MulIOp::create(b, loc, at, stride));
-      }
-      Value address = add(base, mulConst(linear, elemBytes));
-      Value aligned = eq(remConst(address, bytes), indexConst(0));
+      Value aligned = eq(remConst(byteAddress(lane), bytes), indexConst(0));
       Value idle = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
                                          remConst(lane, kWarpSize),
                                          indexConst(lanesPerWarp));
@@ -1001,22 +983,19 @@ public:
     Type elem = type.getElementType();
     // (An i1 is stored in a byte.)
     int64_t bytes = std::max<int64_t>(elem.getIntOrFloatBitWidth() / 8, 1);
+    auto byteAddress = laneByteAddress(memref, idx);
+    Value adjacent = eq(memref::ExtractStridedMetadataOp::create(b, loc, memref)
+                            .getStrides()
+                            .back(),
+                        indexConst(1));
     return laneLoop(
         {zeros(elem), zeros(elem)},
         [&](Value lane, ValueRange cur) -> SmallVector<Value> {
           SmallVector<Value> at = extractAll(idx, lane);
-          auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-          Value offset = meta.getOffset();
-          for (auto [i, stride] : llvm::enumerate(meta.getStrides()))
-            offset = add(offset, arith::MulIOp::create(b, loc, at[i], stride));
-          Value address = add(
-              memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref),
-              arith::MulIOp::create(b, loc, offset, indexConst(bytes)));
-          Value ok =
-              eq(arith::RemUIOp::create(b, loc, address, indexConst(2 * bytes)),
-                 indexConst(0));
-          ok = arith::AndIOp::create(
-              b, loc, ok, eq(meta.getStrides().back(), indexConst(1)));
+          Value ok = eq(arith::RemUIOp::create(b, loc, byteAddress(lane),
+                                               indexConst(2 * bytes)),
+                        indexConst(0));
+          ok = arith::AndIOp::create(b, loc, ok, adjacent);
           abortUnless(ok, "attn GPU emulation: a paired load is misaligned "
                           "or its elements are not adjacent");
           Value lo = memref::LoadOp::create(b, loc, memref, at);
@@ -1145,28 +1124,15 @@ private:
     outlined(name, args, {}, [&](ValueRange a) -> SmallVector<Value> {
       Value state = a[0], smemAddress = a[1], memref = a[2];
       Value lanePred = pred ? a[3] : Value();
-      ValueRange at = a.drop_front(first);
-      auto type = cast<MemRefType>(memref.getType());
-      int64_t elemBytes = type.getElementTypeBitWidth() / 8;
-      auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-      Value start = arith::SubIOp::create(
-          b, loc,
-          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref),
-          smemAddress);
+      auto byteAddress = laneByteAddress(memref, a.drop_front(first));
       Value hazard = firstHazardOver(
           kThreadsPerBlock / kWarpSize, lanesPerWarp,
           [&](Value warp, Value inWarp) {
             Value lane = add(mulConst(warp, kWarpSize), inWarp);
             auto access = [&]() -> Value {
-              Value linear = meta.getOffset();
-              for (auto [i, stride] : llvm::enumerate(meta.getStrides())) {
-                Value at_i = isa<VectorType>(at[i].getType())
-                                 ? extract(at[i], lane)
-                                 : at[i];
-                linear =
-                    add(linear, arith::MulIOp::create(b, loc, at_i, stride));
-              }
-              Value word = divConst(add(start, mulConst(linear, elemBytes)), 4);
+              Value word = divConst(
+                  arith::SubIOp::create(b, loc, byteAddress(lane), smemAddress),
+                  4);
               Value h =
                   arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32);
               for (int64_t w = 0; w < std::max<int64_t>(bytes / 4, 1); ++w) {
@@ -1504,6 +1470,31 @@ private:
           return next;
         });
     return {results[0], results[1], results[2], results[3]};
+  }
+
+  /// The byte address (index) at which lane `lane` accesses
+  /// memref[idx at the lane] (an index that is not a vector is the same
+  /// for every lane). The memref's layout is read where this is called;
+  /// the function it returns is called per lane.
+  std::function<Value(Value lane)> laneByteAddress(Value memref,
+                                                   ValueRange idx) {
+    auto type = cast<MemRefType>(memref.getType());
+    // (An i1 is stored in a byte.)
+    int64_t elemBytes = std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value offset = meta.getOffset();
+    SmallVector<Value> strides(meta.getStrides()), indices(idx);
+    return [this, base, offset, strides, indices, elemBytes](Value lane) {
+      Value linear = offset;
+      for (auto [i, stride] : llvm::enumerate(strides)) {
+        Value at = isa<VectorType>(indices[i].getType())
+                       ? extract(indices[i], lane)
+                       : indices[i];
+        linear = add(linear, arith::MulIOp::create(b, loc, at, stride));
+      }
+      return add(base, mulConst(linear, elemBytes));
+    };
   }
 
   using LaneBody =

@@ -117,6 +117,18 @@ struct Emitter {
     b.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVar());
   }
+  /// Completes the asynchronous writes in flight on the words whose field
+  /// `pending` satisfies `isDone`: they are written now.
+  void completeWrites(RecordField pending,
+                      function_ref<Value(Value word)> isDone) {
+    Value now = block(kClock);
+    forEachWord([&](Value word) {
+      when(isDone(word), [&] {
+        set(word, pending, i32(-1));
+        set(word, kWriteClock, now);
+      });
+    });
+  }
   /// if (cond) body().
   void when(Value cond, function_ref<void()> body) {
     auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
@@ -277,14 +289,9 @@ void races::waitCopies(OpBuilder &b, Location loc, Value state,
   // Groups below `done` are complete; their bytes are written now.
   Value done =
       arith::SubIOp::create(b, loc, e.block(kCopiesCommitted), e.i32(pending));
-  Value now = e.block(kClock);
-  e.forEachWord([&](Value word) {
+  e.completeWrites(kCopyGroup, [&](Value word) {
     Value group = e.get(word, kCopyGroup);
-    e.when(e.both(e.sge0(group), e.cmp(arith::CmpIPredicate::slt, group, done)),
-           [&] {
-             e.set(word, kCopyGroup, e.i32(-1));
-             e.set(word, kWriteClock, now);
-           });
+    return e.both(e.sge0(group), e.cmp(arith::CmpIPredicate::slt, group, done));
   });
 }
 
@@ -304,15 +311,10 @@ void races::waitWgmma(OpBuilder &b, Location loc, Value state,
 void races::waitTma(OpBuilder &b, Location loc, Value state, Value barrier,
                     Value phase) {
   Emitter e{b, loc, state};
-  Value now = e.block(kClock);
-  e.forEachWord([&](Value word) {
-    Value waited = e.both(
+  e.completeWrites(kTmaBarrier, [&](Value word) {
+    return e.both(
         e.cmp(arith::CmpIPredicate::eq, e.get(word, kTmaBarrier), barrier),
         e.cmp(arith::CmpIPredicate::eq, e.get(word, kTmaPhase), phase));
-    e.when(waited, [&] {
-      e.set(word, kTmaBarrier, e.i32(-1));
-      e.set(word, kWriteClock, now);
-    });
   });
 }
 
