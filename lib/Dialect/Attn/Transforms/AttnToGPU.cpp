@@ -364,7 +364,7 @@ void AttnToGPUPass::runOnOperation() {
       (parsedFault->kind != EmulationFault::Kind::None && !emulate)) {
     module.emitError("attn-to-gpu: emulation-fault must be empty or "
                      "<barrier|copy-wait|proxy-fence|mbarrier-wait|wgmma-"
-                     "wait>:<N>, with emulate, got '")
+                     "wait|named-barrier>:<N>, with emulate, got '")
         << emulationFault << "'";
     return signalPassFailure();
   }

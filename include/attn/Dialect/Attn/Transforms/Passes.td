@@ -321,7 +321,11 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     wait, proxy fence or wgmma wait) aborts with the instruction and the
     hazard. A warp-specialized
     kernel runs each consumer warpgroup as a program of its own, with the
-    producer's loads interleaved where the consumers release buffers. Comparing it with a reference
+    producer's loads interleaved where the consumers release buffers; its
+    race model orders the warpgroups by what their mbarrier waits and
+    named barriers acquire (a clock per warpgroup), so a missing wait for a
+    buffer's release or a missing named barrier aborts too. Comparing it
+    with a reference
     checks the kernel's lane, fragment and shared-memory layout bookkeeping
     without a GPU.
   }];
@@ -381,8 +385,8 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
            "Test only, with emulate: leave the N-th (from 0, in the order "
            "the kernel emits them) synchronization of one kind out of each "
            "emulated kernel: barrier:N, copy-wait:N, proxy-fence:N, "
-           "mbarrier-wait:N or wgmma-wait:N, to show that the emulation's "
-           "race checks catch it">
+           "mbarrier-wait:N, wgmma-wait:N or named-barrier:N, to show that "
+           "the emulation's race checks catch it">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -195,8 +195,11 @@ public:
              });
   }
   void barrier() override {
-    if (keep(EmulationFault::Kind::Barrier) && checkRaces)
-      races::barrier(b, loc, raceState());
+    if (!keep(EmulationFault::Kind::Barrier) || !checkRaces)
+      return;
+    races::barrier(b, loc, raceState());
+    if (ordering == races::Ordering::WarpGroups)
+      races::syncGroups(b, loc, raceState(), (1u << races::kMaxWarpGroups) - 1);
   }
 
   SmallVector<PackedReg> loadMatrix(Value smem, ValueRange prefix, Value row,
@@ -439,13 +442,13 @@ public:
   void wgmmaCommit() override {
     ++committedGroups;
     if (checkRaces)
-      races::commitWgmma(b, loc, raceState());
+      races::commitWgmma(b, loc, raceState(), ordering, groupOrNull());
   }
   void wgmmaWait(int pending, MutableArrayRef<Value> regs) override {
     if (!keep(EmulationFault::Kind::WgmmaWait))
       return;
     if (checkRaces)
-      races::waitWgmma(b, loc, raceState(), pending);
+      races::waitWgmma(b, loc, raceState(), pending, ordering, groupOrNull());
     bool early = false;
     for (Value r : regs) {
       auto it = wgmmaGroupOf.find(r);
@@ -540,6 +543,8 @@ public:
 
   void initBarriers(ArrayRef<int64_t> arrivals) override {
     int64_t count = arrivals.size();
+    assert(count <= races::kMaxMbarriers &&
+           "the race model follows every mbarrier");
     assert((!barrierState ||
             cast<MemRefType>(barrierState.getType()).getDimSize(0) == count) &&
            "one set of barriers per block program");
@@ -567,6 +572,7 @@ public:
     b.setInsertionPointToStart(ifOp.thenBlock());
     setField(barrier, kTxBytes, addConst(field(barrier, kTxBytes), bytes));
     setField(barrier, kCarriesBytes, indexConst(1));
+    releaseTo(barrier);
     arrive(barrier, indexConst(1));
   }
 
@@ -579,7 +585,20 @@ public:
           return {add(cur[0], arith::IndexCastUIOp::create(
                                   b, loc, b.getIndexType(), one))};
         })[0];
+    releaseTo(barrier);
     arrive(barrier, count);
+  }
+  /// WarpGroups ordering: the acting warpgroups release their clocks into
+  /// `barrier`'s current phase (before the arrival that may complete it).
+  void releaseTo(Value barrier) {
+    if (!checkRaces || ordering != races::Ordering::WarpGroups)
+      return;
+    for (Value group : actingGroupList())
+      outlined("race_arrive", {raceState(), toI32(barrier), group}, {},
+               [&](ValueRange a) -> SmallVector<Value> {
+                 races::arrive(b, loc, a[0], a[1], a[2]);
+                 return {};
+               });
   }
   /// `count` arrivals on the current phase of `barrier`.
   void arrive(Value barrier, Value count) {
@@ -596,11 +615,41 @@ public:
   void setIssuer(Value) override {}
   bool hasProducerWarpGroup() const override { return false; }
   void setMaxRegisters(int64_t, bool) override {}
-  void namedBarrier(Value, int64_t) override {}
+  // The consumer warpgroups' bar.sync (the only named barrier that orders
+  // shared memory; the pingpong turns only order wgmma issue, and do not
+  // run here) syncs consumers 0 .. threads / 128 - 1.
+  void namedBarrier(Value, int64_t threads) override {
+    if (!keep(EmulationFault::Kind::NamedBarrier) || !checkRaces)
+      return;
+    uint32_t consumers = (1u << (threads / kThreadsPerBlock)) - 1;
+    races::syncGroups(b, loc, raceState(), consumers << 1);
+  }
   void namedBarrierArrive(Value, int64_t) override {}
   void orderSharedMemoryByMbarriers() override {
     assert(!raceModel && "set before the first shared-memory access");
-    barrierOrdered = false;
+    ordering = races::Ordering::WarpGroups;
+  }
+  void actAs(uint32_t warpGroups) override {
+    assert(warpGroups && warpGroups < (1u << races::kMaxWarpGroups) &&
+           "acting warpgroups the race model tells apart");
+    actingGroups = warpGroups;
+  }
+  /// The acting warpgroups, as i32 constants.
+  SmallVector<Value> actingGroupList() {
+    SmallVector<Value> groups;
+    for (int64_t g = 0; g < races::kMaxWarpGroups; ++g)
+      if (actingGroups & (1u << g))
+        groups.push_back(arith::ConstantIntOp::create(b, loc, g, 32));
+    return groups;
+  }
+  /// WarpGroups ordering: the one acting warpgroup (i32), which accesses
+  /// shared memory; else null.
+  Value groupOrNull() {
+    if (ordering != races::Ordering::WarpGroups)
+      return {};
+    assert(llvm::popcount(actingGroups) == 1 &&
+           "one warpgroup's program accesses shared memory");
+    return actingGroupList().front();
   }
 
   void tmaLoad(Value global, Value, ValueRange coords, Value byteOffset,
@@ -722,6 +771,9 @@ public:
                  races::waitTma(b, loc, a[0], a[1], a[2]);
                  return {};
                });
+      if (ordering == races::Ordering::WarpGroups)
+        for (Value group : actingGroupList())
+          races::acquire(b, loc, raceState(), toI32(barrier), group);
     }
     Value parityIdx =
         arith::ExtUIOp::create(b, loc, b.getI64Type(), parity).getResult();
@@ -936,6 +988,8 @@ public:
     b.setInsertionPointToStart(ifOp.thenBlock());
     setField(barrier, kCompleted, addConst(field(barrier, kCompleted), 1));
     setField(barrier, kPendingArrivals, field(barrier, kArrivals));
+    if (checkRaces && ordering == races::Ordering::WarpGroups)
+      races::completePhase(b, loc, raceState(), toI32(barrier));
   }
 
   Value load(Value memref, ValueRange idx) override {
@@ -1079,7 +1133,13 @@ private:
   /// The names of the race checks' helpers, which differ with the rules
   /// that apply.
   std::string racePrefix() const {
-    return barrierOrdered ? "race_" : "race_unordered_";
+    return ordering == races::Ordering::BlockBarriers ? "race_"
+                                                      : "race_groups_";
+  }
+  /// The unit (see races::read) of an access by warp `warp` (index), in
+  /// a helper whose argument `group` is groupOrNull()'s.
+  Value accessUnit(Value warp, Value group) {
+    return group ? group : toI32(warp);
   }
   Value toI32(Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
@@ -1114,6 +1174,9 @@ private:
     SmallVector<Value> args = {
         raceState(),
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smemBase), view};
+    Value group = groupOrNull();
+    if (group)
+      args.push_back(group);
     if (pred)
       args.push_back(pred);
     size_t first = args.size();
@@ -1123,7 +1186,8 @@ private:
     std::replace(name.begin(), name.end(), '.', '_');
     outlined(name, args, {}, [&](ValueRange a) -> SmallVector<Value> {
       Value state = a[0], smemAddress = a[1], memref = a[2];
-      Value lanePred = pred ? a[3] : Value();
+      Value groupArg = group ? a[3] : Value();
+      Value lanePred = pred ? a[group ? 4 : 3] : Value();
       auto byteAddress = laneByteAddress(memref, a.drop_front(first));
       Value hazard = firstHazardOver(
           kThreadsPerBlock / kWarpSize, lanesPerWarp,
@@ -1137,15 +1201,15 @@ private:
                   arith::ConstantIntOp::create(b, loc, races::kNoHazard, 32);
               for (int64_t w = 0; w < std::max<int64_t>(bytes / 4, 1); ++w) {
                 Value wordW = addConst(word, w);
+                Value unit = accessUnit(warp, groupArg);
                 h = firstOf(
                     h, kind == Access::Read
-                           ? races::read(b, loc, state, wordW, toI32(warp),
-                                         barrierOrdered)
-                           : races::write(b, loc, state, wordW, toI32(warp),
+                           ? races::read(b, loc, state, wordW, unit, ordering)
+                           : races::write(b, loc, state, wordW, unit,
                                           kind == Access::Write
                                               ? races::WriteKind::Store
                                               : races::WriteKind::CopyAsync,
-                                          {}, {}, barrierOrdered));
+                                          ordering));
               }
               return h;
             };
@@ -1208,8 +1272,13 @@ private:
       return;
     std::string kind =
         racePrefix() + "wgmma_" + (kMajor ? "k" : "mn") + std::to_string(rows);
+    // Read by the warpgroup's 4 warps (BlockBarriers ordering: warps 0-3).
+    Value unit = groupOrNull();
+    if (!unit)
+      unit = arith::ConstantIntOp::create(b, loc, 0xF, 32);
     outlined(
-        kind, {raceState(), desc}, {}, [&](ValueRange a) -> SmallVector<Value> {
+        kind, {raceState(), desc, unit}, {},
+        [&](ValueRange a) -> SmallVector<Value> {
           Value state = a[0];
           Value start = descField(a[1], 0), lbo = descField(a[1], 16),
                 sbo = descField(a[1], 32);
@@ -1219,9 +1288,8 @@ private:
                 Value addr =
                     kMajor ? kMajorAddress(start, sbo, i, mulConst(j, 2))
                            : mnMajorAddress(start, lbo, sbo, i, mulConst(j, 2));
-                return races::asyncRead(b, loc, state, swizzledWord(addr),
-                                        /*warpMask=*/0xF, /*wgmma=*/true,
-                                        barrierOrdered);
+                return races::asyncRead(b, loc, state, swizzledWord(addr), a[2],
+                                        /*wgmma=*/true, ordering);
               });
           abortOnHazard("wgmma", hazard);
           return {};
@@ -1235,7 +1303,12 @@ private:
   void trackBox(bool load, Value byteOffset, ArrayRef<int64_t> box,
                 Value barrier, Value phase) {
     int64_t rows = box[box.size() - 2], cols = box.back();
-    SmallVector<Value> args = {raceState(), byteOffset};
+    // A load's issuing warpgroup (BlockBarriers ordering: none); a store's
+    // reader, thread 0 (warp 0).
+    Value unit = groupOrNull();
+    if (!unit)
+      unit = arith::ConstantIntOp::create(b, loc, load ? -1 : 1, 32);
+    SmallVector<Value> args = {raceState(), byteOffset, unit};
     if (load)
       args.append({toI32(barrier), toI32(phase)});
     outlined(
@@ -1246,12 +1319,10 @@ private:
             Value word =
                 swizzledWord(add(a[1], add(mulConst(r, 128), mulConst(w, 4))));
             if (!load)
-              return races::asyncRead(b, loc, a[0], word, /*warpMask=*/1,
-                                      /*wgmma=*/false, barrierOrdered);
-            return races::write(b, loc, a[0], word,
-                                arith::ConstantIntOp::create(b, loc, -1, 32),
-                                races::WriteKind::Tma, a[2], a[3],
-                                barrierOrdered);
+              return races::asyncRead(b, loc, a[0], word, a[2],
+                                      /*wgmma=*/false, ordering);
+            return races::write(b, loc, a[0], word, a[2], races::WriteKind::Tma,
+                                ordering, a[3], a[4]);
           });
           abortOnHazard(load ? "a TMA load" : "a TMA store", hazard);
           return {};
@@ -1565,13 +1636,15 @@ private:
   Block *programStart;
   EmulationFault fault;
   // The synchronizations of each kind emitted so far (for the fault).
-  std::array<int64_t, 6> emittedSyncs = {};
-  // Whether the race model applies, whether its rules of ordering by block
-  // barriers do (not for a warp-specialized kernel), and its state once
-  // made.
+  std::array<int64_t, 7> emittedSyncs = {};
+  // Whether the race model applies, how it orders accesses, and its state
+  // once made.
   bool checkRaces = true;
-  bool barrierOrdered = true;
+  races::Ordering ordering = races::Ordering::BlockBarriers;
   Value raceModel;
+  // Warp specialized: the warpgroups whose program is being emitted (see
+  // actAs).
+  uint32_t actingGroups = 0;
   // [barrier][BarrierField] (index) of the TMA path's mbarriers.
   Value barrierState;
 
@@ -1607,6 +1680,7 @@ mlir::attn::gpu_kernel::parseEmulationFault(StringRef spec) {
                                  .Case("proxy-fence", Kind::ProxyFence)
                                  .Case("mbarrier-wait", Kind::MbarrierWait)
                                  .Case("wgmma-wait", Kind::WgmmaWait)
+                                 .Case("named-barrier", Kind::NamedBarrier)
                                  .Default(std::nullopt);
   if (!kind || index.getAsInteger(10, fault.index) || fault.index < 0)
     return failure();

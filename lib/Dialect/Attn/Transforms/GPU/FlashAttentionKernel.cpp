@@ -615,6 +615,27 @@ private:
   Value blockPhaseParity(Value block);
   /// The consumer warps' arrival on an empty barrier.
   void releaseBuffer(Value barrier);
+  /// The emulation of the warp-specialized kernel: the warpgroups whose
+  /// program follows (SimtTarget::actAs; bit 0 the producer, bit c + 1
+  /// consumer c); returns those before.
+  uint32_t actAs(uint32_t groups) {
+    uint32_t before = acting;
+    acting = groups;
+    if (groups)
+      t.actAs(groups);
+    return before;
+  }
+  uint32_t allConsumers() const {
+    return ((1u << cfg.consumerGroups()) - 1) << 1;
+  }
+  static constexpr uint32_t kProducer = 1;
+  /// The consumers' wait for a full barrier's phase: every consumer
+  /// warpgroup waits (the emulation emits one wait for all).
+  void consumersWait(Value barrier, Value parity) {
+    uint32_t before = actAs(allConsumers());
+    t.waitBarrier(barrier, parity);
+    actAs(before);
+  }
   /// Pingpong (cfg.pingpong, on the GPU): consumer warpgroup c waits for
   /// its turn to issue wgmma on named barrier kTurnBarrier + c (with the
   /// 128 threads of the warpgroup before it, which arrive there when they
@@ -694,6 +715,8 @@ private:
   Value partialIndex;
   // Set up by setThread(), per thread.
   Value warp, lane, group, quad;
+  // See actAs (0: not emulating a warp-specialized kernel).
+  uint32_t acting = 0;
 };
 } // namespace
 
@@ -1505,6 +1528,7 @@ void FlashAttentionEmitter::produceTile(bool value, Value block, Value pred,
   int64_t bn = cfg.blockKV;
   int64_t cols = value ? cfg.headDimV : cfg.headDimQK;
   Value buf = rem(block, ci(2));
+  uint32_t before = actAs(kProducer);
   // The buffer is free once block - 2 has completed its empty barrier's
   // phase.
   Value reuse = arith::AndIOp::create(
@@ -1523,6 +1547,7 @@ void FlashAttentionEmitter::produceTile(bool value, Value block, Value pred,
               kvPrefix, mul(block, ci(bn)),
               value ? vBufferOffset(buf) : kBufferOffset(buf), bn, cols, full,
               pred);
+  actAs(before);
 }
 
 void FlashAttentionEmitter::emitWarpSpecialized() {
@@ -1540,6 +1565,7 @@ void FlashAttentionEmitter::emitWarpSpecialized() {
   // Block 0's K phase also brings Q. Nothing is loaded for a block with no
   // K/V step (it writes zeros): every load issued is waited for.
   auto produceFirst = [&](int64_t blocks) {
+    uint32_t before = actAs(kProducer);
     Value any = cmp(arith::CmpIPredicate::sgt, numKV, ci(0));
     produceTile(/*value=*/false, ci(0), any, bm * d * cfg.elemBytes());
     loadTileTma(ops.query, ops.queryMap, qPrefix, q0, ci(0), bm, d,
@@ -1550,6 +1576,7 @@ void FlashAttentionEmitter::emitWarpSpecialized() {
       produceTile(/*value=*/false, ci(block), more);
       produceTile(/*value=*/true, ci(block), more);
     }
+    actAs(before);
   };
 
   if (!t.hasProducerWarpGroup()) {
@@ -1622,7 +1649,7 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
 
     SmallVector<SmallVector<SmallVector<Value>>> s(copies);
     SmallVector<SmallVector<Value>> acc(copies), yield(copies);
-    t.waitBarrier(fullBarrier(false, buf), parity);
+    consumersWait(fullBarrier(false, buf), parity);
     for (int64_t c = 0; c < copies; ++c) {
       Value slabOffset = selectConsumer(c, produce);
       s[c].assign(1, SmallVector<Value>(sTiles * 4, pf(0.0)));
@@ -1642,7 +1669,7 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
                     yield[c]);
     }
 
-    t.waitBarrier(fullBarrier(true, buf), parity);
+    consumersWait(fullBarrier(true, buf), parity);
     for (int64_t c = 0; c < copies; ++c) {
       selectConsumer(c, produce);
       issuePVWgmma(acc[c], s[c][0], buf);
@@ -1669,6 +1696,7 @@ Value FlashAttentionEmitter::selectConsumer(int64_t c, bool emulated) {
   if (!emulated)
     return arith::IndexCastOp::create(b, loc, i64,
                                       mul(div(warp, pc(4)), pc(slabDescBytes)));
+  actAs(1u << (c + 1));
   setThread(add(t.threadId(), pc(c * kThreadsPerWarpGroup)));
   return arith::ConstantIntOp::create(b, loc, i64, c * slabDescBytes);
 }
@@ -1825,7 +1853,7 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(first.thenBlock());
-    t.waitBarrier(fullBarrier(false, ci(0)), blockPhaseParity(ci(0)));
+    consumersWait(fullBarrier(false, ci(0)), blockPhaseParity(ci(0)));
     SmallVector<SmallVector<Value>> s;
     scores(ci(0), s, {});
     SmallVector<Value> out;
@@ -1853,13 +1881,13 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
     SmallVector<CopyState> states;
     for (int64_t c = 0; c < copies; ++c)
       states.push_back(unpack(state.slice(c * stateSize, stateSize)));
-    t.waitBarrier(fullBarrier(false, rem(j, ci(2))), blockPhaseParity(j));
+    consumersWait(fullBarrier(false, rem(j, ci(2))), blockPhaseParity(j));
     SmallVector<SmallVector<Value>> s;
     scores(j, s, [&](int64_t c) {
       // (V of block j - 1 came with it, long before: one wait, for the
       // first copy.)
       if (c == 0)
-        t.waitBarrier(fullBarrier(true, prevBuf), blockPhaseParity(prev));
+        consumersWait(fullBarrier(true, prevBuf), blockPhaseParity(prev));
       issuePV(states[c], prevBuf);
     });
     SmallVector<Value> out;
@@ -1894,7 +1922,7 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
     b.setInsertionPointToStart(last.thenBlock());
     Value lastBlock = arith::SubIOp::create(b, loc, numKV, ci(1));
     Value lastBuf = rem(lastBlock, ci(2));
-    t.waitBarrier(fullBarrier(true, lastBuf), blockPhaseParity(lastBlock));
+    consumersWait(fullBarrier(true, lastBuf), blockPhaseParity(lastBlock));
     SmallVector<Value> out;
     for (int64_t c = 0; c < copies; ++c) {
       selectConsumer(c, produce);
@@ -2018,6 +2046,8 @@ void FlashAttentionEmitter::writeOutput(
     // The first consumer thread stores the whole block.
     t.setIssuer(cmp(arith::CmpIPredicate::eq,
                     add(mul(warp, pc(kWarpSize)), lane), pc(0)));
+    if (acting)
+      actAs(1u << 1);
   } else {
     t.barrier();
   }

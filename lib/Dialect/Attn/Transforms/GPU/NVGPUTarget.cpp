@@ -460,6 +460,7 @@ public:
   }
   // (The GPU runs what the kernel orders.)
   void orderSharedMemoryByMbarriers() override {}
+  void actAs(uint32_t) override {}
   Value asI32Index(Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
   }

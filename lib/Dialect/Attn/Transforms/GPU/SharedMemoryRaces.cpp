@@ -31,7 +31,12 @@ enum RecordField : int64_t {
   kReaders,
   /// The wgmma group of the last wgmma that read the word, or -1.
   kWgmmaGroup,
-  kNumFields
+  /// WarpGroups ordering: [kGroupRead + g], the clock of warpgroup g's
+  /// last read, and [kGroupWgmma + g], the group of its last wgmma that
+  /// read the word (or -1).
+  kGroupRead,
+  kGroupWgmma = kGroupRead + races::kMaxWarpGroups,
+  kNumFields = kGroupWgmma + races::kMaxWarpGroups
 };
 /// The block's fields (the state's last row).
 enum BlockField : int64_t {
@@ -48,6 +53,26 @@ enum BlockField : int64_t {
 };
 static_assert(static_cast<int64_t>(kMbarrierInit) < kNumFields,
               "the block's fields fit in a row");
+/// WarpGroups ordering: the fields of a warpgroup's row (its vector clock)
+/// and of an mbarrier phase's release (the clock it released).
+enum ClockField : int64_t {
+  /// [kSeen + h]: the clock up to which warpgroup h's accesses are ordered
+  /// before this warpgroup's next ones (the release: before the waiter's).
+  kSeen,
+  /// [kSeenWgmma + h]: how many of h's wgmma groups are complete by then.
+  kSeenWgmma = kSeen + races::kMaxWarpGroups,
+  kNumClockFields = kSeenWgmma + races::kMaxWarpGroups,
+  /// A warpgroup's own wgmma groups: committed, and complete.
+  kWgmmaIssued = kNumClockFields,
+  kWgmmaDone,
+};
+static_assert(static_cast<int64_t>(kWgmmaDone) < kNumFields,
+              "a warpgroup's fields fit in a row");
+/// The state's rows: a record per word, then the block's row, one per
+/// warpgroup, and two per mbarrier (the current phase's release, and the
+/// last completed phase's).
+constexpr int64_t kExtraRows =
+    1 + races::kMaxWarpGroups + 2 * races::kMaxMbarriers;
 
 /// Emits the model's i32 arithmetic on `state`.
 struct Emitter {
@@ -58,11 +83,43 @@ struct Emitter {
   Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value blockRow() { return idx(races::numWords(state)); }
-  Value get(Value word, int64_t field) {
-    return memref::LoadOp::create(b, loc, state, ValueRange{word, idx(field)});
+  /// The row of warpgroup `group` (i32).
+  Value groupRow(Value group) {
+    return arith::AddIOp::create(b, loc, idx(races::numWords(state) + 1),
+                                 toIndex(group));
   }
-  void set(Value word, int64_t field, Value v) {
-    memref::StoreOp::create(b, loc, v, state, ValueRange{word, idx(field)});
+  /// The row of mbarrier `mbarrier`'s (i32) current phase's release, or
+  /// of its last completed phase's.
+  Value releaseRow(Value mbarrier, bool completed) {
+    Value first = arith::MulIOp::create(b, loc, toIndex(mbarrier), idx(2));
+    return arith::AddIOp::create(b, loc,
+                                 idx(races::numWords(state) + 1 +
+                                     races::kMaxWarpGroups +
+                                     (completed ? 1 : 0)),
+                                 first);
+  }
+  Value toIndex(Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  }
+  Value get(Value row, int64_t field) {
+    return memref::LoadOp::create(b, loc, state, ValueRange{row, idx(field)});
+  }
+  void set(Value row, int64_t field, Value v) {
+    memref::StoreOp::create(b, loc, v, state, ValueRange{row, idx(field)});
+  }
+  /// Field `first + i` of `row` (i: i32, at least 0).
+  Value getAt(Value row, int64_t first, Value i) {
+    Value field = arith::AddIOp::create(b, loc, idx(first), toIndex(i));
+    return memref::LoadOp::create(b, loc, state, ValueRange{row, field});
+  }
+  void setAt(Value row, int64_t first, Value i, Value v) {
+    Value field = arith::AddIOp::create(b, loc, idx(first), toIndex(i));
+    memref::StoreOp::create(b, loc, v, state, ValueRange{row, field});
+  }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value either(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value none() {
+    return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
   }
   Value block(BlockField f) { return get(blockRow(), f); }
   void setBlock(BlockField f, Value v) { set(blockRow(), f, v); }
@@ -72,6 +129,7 @@ struct Emitter {
   Value sge0(Value x) { return cmp(arith::CmpIPredicate::sge, x, i32(0)); }
   Value gt(Value x, Value y) { return cmp(arith::CmpIPredicate::sgt, x, y); }
   Value ne(Value x, Value y) { return cmp(arith::CmpIPredicate::ne, x, y); }
+  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
   Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
   Value select(Value c, Value x, Value y) {
     return arith::SelectOp::create(b, loc, c, x, y);
@@ -84,10 +142,53 @@ struct Emitter {
     return h;
   }
   /// `cond` where the rule applies, else false.
-  Value onlyIf(bool applies, Value cond) {
-    return applies ? cond
-                   : arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)
-                         .getResult();
+  Value onlyIf(bool applies, Value cond) { return applies ? cond : none(); }
+  /// WarpGroups ordering: whether the last write of `word`, by another
+  /// warpgroup than `group`, is not ordered before `group`'s accesses.
+  Value unorderedWrite(Value word, Value group) {
+    Value writer = get(word, kWriter);
+    Value byGroup = both(sge0(writer), ne(writer, group));
+    // (A TMA load's writer, -1, reads field kSeen.)
+    Value seen = getAt(groupRow(group), kSeen, max(writer, i32(0)));
+    return both(byGroup, gt(get(word, kWriteClock), seen));
+  }
+  /// WarpGroups ordering: what the reads of `word` leave unordered
+  /// before a write by `group`.
+  struct UnorderedReads {
+    /// A wgmma of `group` itself still reads the word.
+    Value ownWgmma;
+    /// Another warpgroup's read is not ordered before the write.
+    Value read;
+    /// Another warpgroup's read is, but not the completion of its wgmma.
+    Value otherWgmma;
+  };
+  UnorderedReads unorderedReads(Value word, Value group) {
+    Value row = groupRow(group);
+    UnorderedReads r{none(), none(), none()};
+    for (int64_t h = 0; h < races::kMaxWarpGroups; ++h) {
+      Value other = ne(group, i32(h));
+      Value wgmma = get(word, kGroupWgmma + h);
+      r.ownWgmma = either(r.ownWgmma, both(eq(group, i32(h)),
+                                           cmp(arith::CmpIPredicate::sge, wgmma,
+                                               get(row, kWgmmaDone))));
+      r.read = either(r.read, both(other, gt(get(word, kGroupRead + h),
+                                             get(row, kSeen + h))));
+      r.otherWgmma =
+          either(r.otherWgmma, both(other, cmp(arith::CmpIPredicate::sge, wgmma,
+                                               get(row, kSeenWgmma + h))));
+    }
+    return r;
+  }
+  /// WarpGroups ordering: warpgroup h's clock as warpgroup `group` (i32)
+  /// releases it: its own entries are now and its wgmma groups complete.
+  std::pair<Value, Value> released(Value group, int64_t h) {
+    Value row = groupRow(group);
+    Value self = cmp(arith::CmpIPredicate::eq, group, i32(h));
+    return {select(self, block(kClock), get(row, kSeen + h)),
+            select(self, get(row, kWgmmaDone), get(row, kSeenWgmma + h))};
+  }
+  void tickClock() {
+    setBlock(kClock, arith::AddIOp::create(b, loc, block(kClock), i32(1)));
   }
   /// Whether no write (or copy) of the block has touched the word.
   Value neverWritten(Value word) {
@@ -102,9 +203,8 @@ struct Emitter {
   }
   /// Ticks the clock after recording it in `f`.
   void tick(BlockField f) {
-    Value now = block(kClock);
-    setBlock(f, now);
-    setBlock(kClock, arith::AddIOp::create(b, loc, now, i32(1)));
+    setBlock(f, block(kClock));
+    tickClock();
   }
   void increment(BlockField f) {
     setBlock(f, arith::AddIOp::create(b, loc, block(f), i32(1)));
@@ -166,6 +266,19 @@ std::string races::describe(StringRef what, Hazard h) {
                     "wrote with no fence.proxy.async and barrier after it";
   case kUninitialized:
     return prefix + " reads bytes that nothing wrote in this block";
+  case kGroupReadAfterWrite:
+    return prefix + " reads bytes that another warpgroup wrote, with no "
+                    "mbarrier wait or named barrier ordering the two";
+  case kGroupWriteAfterRead:
+    return prefix + " writes bytes that another warpgroup read, with no "
+                    "mbarrier wait or named barrier ordering the two";
+  case kGroupWgmmaInFlight:
+    return prefix + " writes bytes that a wgmma of another warpgroup may "
+                    "still read (no mbarrier wait or named barrier orders "
+                    "the write after its wgmma.wait_group)";
+  case kGroupWriteAfterWrite:
+    return prefix + " writes bytes that another warpgroup wrote, with no "
+                    "mbarrier wait or named barrier ordering the two";
   case kNoHazard:
   case kNumHazards:
     break;
@@ -175,18 +288,21 @@ std::string races::describe(StringRef what, Hazard h) {
 
 Value races::createState(OpBuilder &b, Location loc, int64_t sharedBytes) {
   int64_t words = (sharedBytes + 3) / 4;
-  auto type = MemRefType::get({words + 1, kNumFields}, b.getI32Type());
+  auto type = MemRefType::get({words + kExtraRows, kNumFields}, b.getI32Type());
   Value state = memref::AllocOp::create(b, loc, type);
   Emitter e{b, loc, state};
-  // -1 everywhere: no write, no read, nothing in flight (a read clock of -1
-  // predates every barrier, so its readers do not count).
-  auto rows = scf::ForOp::create(b, loc, e.idx(0), e.idx(words + 1), e.idx(1));
-  {
+  // Words and the block: -1 everywhere: no write, no read, nothing in
+  // flight (a read clock of -1 predates every barrier, so its readers do
+  // not count). Clocks: 0, which no access predates.
+  auto fill = [&](int64_t from, int64_t to, int64_t value) {
+    auto rows = scf::ForOp::create(b, loc, e.idx(from), e.idx(to), e.idx(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(rows.getBody()->getTerminator());
     for (int64_t f = 0; f < kNumFields; ++f)
-      e.set(rows.getInductionVar(), f, e.i32(-1));
-  }
+      e.set(rows.getInductionVar(), f, e.i32(value));
+  };
+  fill(0, words + 1, -1);
+  fill(words + 1, words + kExtraRows, 0);
   // Accesses before the first barrier happen at clock 1, after barrier 0.
   e.setBlock(kClock, e.i32(1));
   e.setBlock(kLastBarrier, e.i32(0));
@@ -197,30 +313,38 @@ Value races::createState(OpBuilder &b, Location loc, int64_t sharedBytes) {
 }
 
 int64_t races::numWords(Value state) {
-  return cast<MemRefType>(state.getType()).getDimSize(0) - 1;
+  return cast<MemRefType>(state.getType()).getDimSize(0) - kExtraRows;
 }
 
 Value races::read(OpBuilder &b, Location loc, Value state, Value word,
-                  Value warp, bool barrierOrdered) {
+                  Value unit, Ordering ordering) {
   Emitter e{b, loc, state};
+  bool byBarriers = ordering == Ordering::BlockBarriers;
   Value writer = e.get(word, kWriter);
   Value unordered =
-      e.both(e.both(e.sge0(writer), e.ne(writer, warp)),
+      e.both(e.both(e.sge0(writer), e.ne(writer, unit)),
              e.gt(e.get(word, kWriteClock), e.block(kLastBarrier)));
   Value h =
       e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
                      {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
                      {e.neverWritten(word), kUninitialized},
-                     {e.onlyIf(barrierOrdered, unordered), kReadAfterWrite}});
-  e.noteRead(word, arith::ShLIOp::create(b, loc, e.i32(1), warp));
+                     {e.onlyIf(byBarriers, unordered), kReadAfterWrite},
+                     {byBarriers ? e.none() : e.unorderedWrite(word, unit),
+                      kGroupReadAfterWrite}});
+  if (byBarriers)
+    e.noteRead(word, arith::ShLIOp::create(b, loc, e.i32(1), unit));
+  else
+    e.setAt(word, kGroupRead, unit, e.block(kClock));
   return h;
 }
 
 Value races::asyncRead(OpBuilder &b, Location loc, Value state, Value word,
-                       int32_t warpMask, bool wgmma, bool barrierOrdered) {
+                       Value unit, bool wgmma, Ordering ordering) {
   Emitter e{b, loc, state};
+  bool byBarriers = ordering == Ordering::BlockBarriers;
   // A thread's write reaches the async proxy through its fence, and the
-  // other threads through a barrier after that fence.
+  // other threads through a barrier after that fence. (Under WarpGroups
+  // ordering fences are not followed.)
   Value unfenced =
       e.both(e.sge0(e.get(word, kWriter)),
              e.gt(e.get(word, kWriteClock), e.block(kFenceBeforeBarrier)));
@@ -228,40 +352,62 @@ Value races::asyncRead(OpBuilder &b, Location loc, Value state, Value word,
       e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
                      {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
                      {e.neverWritten(word), kUninitialized},
-                     {e.onlyIf(barrierOrdered, unfenced), kNoProxyFence}});
-  e.noteRead(word, e.i32(warpMask));
+                     {e.onlyIf(byBarriers, unfenced), kNoProxyFence},
+                     {byBarriers ? e.none() : e.unorderedWrite(word, unit),
+                      kGroupReadAfterWrite}});
+  if (byBarriers) {
+    e.noteRead(word, unit);
+    if (wgmma)
+      e.set(word, kWgmmaGroup, e.block(kWgmmaCommitted));
+    return h;
+  }
+  e.setAt(word, kGroupRead, unit, e.block(kClock));
   if (wgmma)
-    e.set(word, kWgmmaGroup, e.block(kWgmmaCommitted));
+    e.setAt(word, kGroupWgmma, unit, e.get(e.groupRow(unit), kWgmmaIssued));
   return h;
 }
 
 Value races::write(OpBuilder &b, Location loc, Value state, Value word,
-                   Value warp, WriteKind kind, Value tmaBarrier, Value tmaPhase,
-                   bool barrierOrdered) {
+                   Value unit, WriteKind kind, Ordering ordering,
+                   Value tmaBarrier, Value tmaPhase) {
   Emitter e{b, loc, state};
-  Value lastBarrier = e.block(kLastBarrier);
-  // Readers other than this warp (a TMA load's: any reader).
-  Value self = kind == WriteKind::Tma
-                   ? e.i32(0)
-                   : arith::ShLIOp::create(b, loc, e.i32(1), warp).getResult();
-  Value others =
-      arith::AndIOp::create(b, loc, e.get(word, kReaders),
-                            arith::XOrIOp::create(b, loc, self, e.i32(-1)));
-  Value readByOthers = e.both(e.gt(e.get(word, kReadClock), lastBarrier),
-                              e.ne(others, e.i32(0)));
-  Value writtenByOthers = e.both(e.gt(e.get(word, kWriteClock), lastBarrier),
-                                 e.ne(e.get(word, kWriter), warp));
-  Value wgmmaReading =
-      e.cmp(arith::CmpIPredicate::sge, e.get(word, kWgmmaGroup),
-            e.block(kWgmmaCompleted));
-  Value h = e.firstHazard(
-      {{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
-       {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
-       {e.onlyIf(barrierOrdered, wgmmaReading), kWgmmaInFlight},
-       {e.onlyIf(barrierOrdered, readByOthers), kWriteAfterRead},
-       {e.onlyIf(barrierOrdered, writtenByOthers), kWriteAfterWrite}});
+  bool byBarriers = ordering == Ordering::BlockBarriers;
+  Value inFlight = e.none(), afterRead = e.none(), afterWrite = e.none(),
+        groupAfterRead = e.none(), otherWgmma = e.none(),
+        groupAfterWrite = e.none();
+  if (byBarriers) {
+    Value lastBarrier = e.block(kLastBarrier);
+    // Readers other than this warp (a TMA load's: any reader).
+    Value self =
+        kind == WriteKind::Tma
+            ? e.i32(0)
+            : arith::ShLIOp::create(b, loc, e.i32(1), unit).getResult();
+    Value others =
+        arith::AndIOp::create(b, loc, e.get(word, kReaders),
+                              arith::XOrIOp::create(b, loc, self, e.i32(-1)));
+    afterRead = e.both(e.gt(e.get(word, kReadClock), lastBarrier),
+                       e.ne(others, e.i32(0)));
+    afterWrite = e.both(e.gt(e.get(word, kWriteClock), lastBarrier),
+                        e.ne(e.get(word, kWriter), unit));
+    inFlight = e.cmp(arith::CmpIPredicate::sge, e.get(word, kWgmmaGroup),
+                     e.block(kWgmmaCompleted));
+  } else {
+    Emitter::UnorderedReads reads = e.unorderedReads(word, unit);
+    inFlight = reads.ownWgmma;
+    groupAfterRead = reads.read;
+    otherWgmma = reads.otherWgmma;
+    groupAfterWrite = e.unorderedWrite(word, unit);
+  }
+  Value h = e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
+                           {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
+                           {inFlight, kWgmmaInFlight},
+                           {afterRead, kWriteAfterRead},
+                           {afterWrite, kWriteAfterWrite},
+                           {groupAfterRead, kGroupWriteAfterRead},
+                           {otherWgmma, kGroupWgmmaInFlight},
+                           {groupAfterWrite, kGroupWriteAfterWrite}});
   e.set(word, kWriteClock, e.block(kClock));
-  e.set(word, kWriter, warp);
+  e.set(word, kWriter, kind == WriteKind::Tma ? e.i32(-1) : unit);
   e.set(word, kCopyGroup,
         kind == WriteKind::CopyAsync ? e.block(kCopiesCommitted) : e.i32(-1));
   e.set(word, kTmaBarrier, kind == WriteKind::Tma ? tmaBarrier : e.i32(-1));
@@ -295,17 +441,26 @@ void races::waitCopies(OpBuilder &b, Location loc, Value state,
   });
 }
 
-void races::commitWgmma(OpBuilder &b, Location loc, Value state) {
-  Emitter{b, loc, state}.increment(kWgmmaCommitted);
+void races::commitWgmma(OpBuilder &b, Location loc, Value state,
+                        Ordering ordering, Value group) {
+  Emitter e{b, loc, state};
+  Value row =
+      ordering == Ordering::BlockBarriers ? e.blockRow() : e.groupRow(group);
+  int64_t field =
+      ordering == Ordering::BlockBarriers ? kWgmmaCommitted : kWgmmaIssued;
+  e.set(row, field, arith::AddIOp::create(b, loc, e.get(row, field), e.i32(1)));
 }
 
-void races::waitWgmma(OpBuilder &b, Location loc, Value state,
-                      int64_t pending) {
+void races::waitWgmma(OpBuilder &b, Location loc, Value state, int64_t pending,
+                      Ordering ordering, Value group) {
   Emitter e{b, loc, state};
+  bool byBarriers = ordering == Ordering::BlockBarriers;
+  Value row = byBarriers ? e.blockRow() : e.groupRow(group);
+  int64_t committed = byBarriers ? kWgmmaCommitted : kWgmmaIssued;
+  int64_t completed = byBarriers ? kWgmmaCompleted : kWgmmaDone;
   Value done =
-      arith::SubIOp::create(b, loc, e.block(kWgmmaCommitted), e.i32(pending));
-  e.setBlock(kWgmmaCompleted,
-             arith::MaxSIOp::create(b, loc, done, e.block(kWgmmaCompleted)));
+      arith::SubIOp::create(b, loc, e.get(row, committed), e.i32(pending));
+  e.set(row, completed, e.max(done, e.get(row, completed)));
 }
 
 void races::waitTma(OpBuilder &b, Location loc, Value state, Value barrier,
@@ -327,4 +482,59 @@ Value races::mbarriersPublished(OpBuilder &b, Location loc, Value state) {
   Emitter e{b, loc, state};
   return e.cmp(arith::CmpIPredicate::sge, e.block(kLastBarrier),
                e.block(kMbarrierInit));
+}
+
+void races::arrive(OpBuilder &b, Location loc, Value state, Value mbarrier,
+                   Value group) {
+  Emitter e{b, loc, state};
+  Value phase = e.releaseRow(mbarrier, /*completed=*/false);
+  for (int64_t h = 0; h < kMaxWarpGroups; ++h) {
+    auto [seen, wgmma] = e.released(group, h);
+    e.set(phase, kSeen + h, e.max(e.get(phase, kSeen + h), seen));
+    e.set(phase, kSeenWgmma + h, e.max(e.get(phase, kSeenWgmma + h), wgmma));
+  }
+  // The arriving warpgroup's later accesses are not released.
+  e.tickClock();
+}
+
+void races::completePhase(OpBuilder &b, Location loc, Value state,
+                          Value mbarrier) {
+  Emitter e{b, loc, state};
+  Value phase = e.releaseRow(mbarrier, /*completed=*/false);
+  Value last = e.releaseRow(mbarrier, /*completed=*/true);
+  for (int64_t f = 0; f < kNumClockFields; ++f) {
+    e.set(last, f, e.get(phase, f));
+    e.set(phase, f, e.i32(0));
+  }
+}
+
+void races::acquire(OpBuilder &b, Location loc, Value state, Value mbarrier,
+                    Value group) {
+  Emitter e{b, loc, state};
+  Value last = e.releaseRow(mbarrier, /*completed=*/true);
+  Value row = e.groupRow(group);
+  for (int64_t f = 0; f < kNumClockFields; ++f)
+    e.set(row, f, e.max(e.get(row, f), e.get(last, f)));
+}
+
+void races::syncGroups(OpBuilder &b, Location loc, Value state,
+                       uint32_t groups) {
+  Emitter e{b, loc, state};
+  SmallVector<int64_t> members;
+  for (int64_t g = 0; g < kMaxWarpGroups; ++g)
+    if (groups & (1u << g))
+      members.push_back(g);
+  // Every member's clock becomes the join of all of theirs, released.
+  SmallVector<Value> joined(kNumClockFields, e.i32(0));
+  for (int64_t g : members) {
+    for (int64_t h = 0; h < kMaxWarpGroups; ++h) {
+      auto [seen, wgmma] = e.released(e.i32(g), h);
+      joined[kSeen + h] = e.max(joined[kSeen + h], seen);
+      joined[kSeenWgmma + h] = e.max(joined[kSeenWgmma + h], wgmma);
+    }
+  }
+  for (int64_t g : members)
+    for (int64_t f = 0; f < kNumClockFields; ++f)
+      e.set(e.groupRow(e.i32(g)), f, joined[f]);
+  e.tickClock();
 }

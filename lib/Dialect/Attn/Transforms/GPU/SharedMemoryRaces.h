@@ -25,13 +25,18 @@
 // - a read of bytes that nothing wrote in the block reads what an earlier
 //   block on the multiprocessor left there.
 //
-// Warps are the unit: accesses of one warp are in program order (the
-// kernels' shared-memory instructions are warp-collective). The ordering
-// rules (the first, and the fence's) are for kernels ordered by block
-// barriers; a warp-specialized kernel orders its warpgroups by mbarriers
-// and named barriers, which the model does not follow: for it only the
-// rules that need no ordering between warps apply (copies and loads in
-// flight, reads of bytes nothing wrote), with `barrierOrdered` false.
+// Two orderings (Ordering): a kernel ordered by block barriers has the
+// warp as its unit of program order (the kernels' shared-memory
+// instructions are warp-collective), and the rules above. A
+// warp-specialized kernel orders its warpgroups by mbarriers and named
+// barriers instead; there the unit is the warpgroup, and each keeps a
+// vector clock: an mbarrier arrival releases the arriving warpgroup's
+// clock (and the wgmma groups it has waited for) into the phase, a wait
+// for the phase acquires what its arrivals released, and a named barrier
+// joins the clocks of the warpgroups it syncs. An access of another
+// warpgroup that the accessing one has not acquired, or a wgmma read it
+// does not know complete, is a race (warps within a warpgroup are not
+// told apart there).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +51,18 @@ namespace attn {
 namespace gpu_kernel {
 namespace races {
 
+/// How accesses of different threads are ordered (see above).
+enum class Ordering {
+  /// By block barriers; the unit is the warp.
+  BlockBarriers,
+  /// By mbarrier phases and named barriers; the unit is the warpgroup.
+  WarpGroups,
+};
+/// The warpgroups that WarpGroups ordering tells apart (a producer and up
+/// to three consumers), and the mbarriers whose phases it follows.
+constexpr int64_t kMaxWarpGroups = 4;
+constexpr int64_t kMaxMbarriers = 16;
+
 /// What an access conflicts with (an i32 at run time; 0: nothing).
 enum Hazard : int32_t {
   kNoHazard = 0,
@@ -57,6 +74,10 @@ enum Hazard : int32_t {
   kWgmmaInFlight,
   kNoProxyFence,
   kUninitialized,
+  kGroupReadAfterWrite,
+  kGroupWriteAfterRead,
+  kGroupWgmmaInFlight,
+  kGroupWriteAfterWrite,
   kNumHazards
 };
 /// The message for an access by `what` (an instruction) that hits `h`.
@@ -72,23 +93,27 @@ Value createState(OpBuilder &b, Location loc, int64_t sharedBytes);
 /// The number of words `state` covers.
 int64_t numWords(Value state);
 
-/// Checks and records a read of word `word` (index) by warp `warp` (i32)
-/// through the generic proxy (ld.shared, ldmatrix); returns its hazard.
-Value read(OpBuilder &b, Location loc, Value state, Value word, Value warp,
-           bool barrierOrdered = true);
-/// Checks and records a read through the async proxy by the warps in
-/// `warpMask` (i32 constant bits): a wgmma (in flight until its group is
-/// waited for) or a TMA store.
-Value asyncRead(OpBuilder &b, Location loc, Value state, Value word,
-                int32_t warpMask, bool wgmma, bool barrierOrdered = true);
-/// Checks and records a write by warp `warp` (i32; -1 for a TMA load, the
-/// async proxy's), which for a TMA load completes with phase `tmaPhase`
-/// (i32) of mbarrier `tmaBarrier` (i32).
-Value write(OpBuilder &b, Location loc, Value state, Value word, Value warp,
-            WriteKind kind, Value tmaBarrier = {}, Value tmaPhase = {},
-            bool barrierOrdered = true);
+/// In what follows, `unit` (i32) is the accessing warp under BlockBarriers
+/// ordering and the accessing warpgroup under WarpGroups ordering.
 
-/// bar.sync of the whole block.
+/// Checks and records a read of word `word` (index) by `unit` through the
+/// generic proxy (ld.shared, ldmatrix); returns its hazard.
+Value read(OpBuilder &b, Location loc, Value state, Value word, Value unit,
+           Ordering ordering);
+/// Checks and records a read through the async proxy: a wgmma (in flight
+/// until its group is waited for) or a TMA store. Under BlockBarriers
+/// ordering the reading warps are the bits of `unit`.
+Value asyncRead(OpBuilder &b, Location loc, Value state, Value word, Value unit,
+                bool wgmma, Ordering ordering);
+/// Checks and records a write by `unit`. A TMA load is written by the
+/// async proxy and completes with phase `tmaPhase` (i32) of mbarrier
+/// `tmaBarrier` (i32); its `unit` is the issuing warpgroup (WarpGroups
+/// ordering) or -1.
+Value write(OpBuilder &b, Location loc, Value state, Value word, Value unit,
+            WriteKind kind, Ordering ordering, Value tmaBarrier = {},
+            Value tmaPhase = {});
+
+/// bar.sync of the whole block (which also syncs every warpgroup).
 void barrier(OpBuilder &b, Location loc, Value state);
 /// fence.proxy.async in every thread.
 void proxyFence(OpBuilder &b, Location loc, Value state);
@@ -96,9 +121,12 @@ void proxyFence(OpBuilder &b, Location loc, Value state);
 /// the copies of the groups it waits for: a loop over the words).
 void commitCopies(OpBuilder &b, Location loc, Value state);
 void waitCopies(OpBuilder &b, Location loc, Value state, int64_t pending);
-/// wgmma.commit_group and wgmma.wait_group `pending`.
-void commitWgmma(OpBuilder &b, Location loc, Value state);
-void waitWgmma(OpBuilder &b, Location loc, Value state, int64_t pending);
+/// wgmma.commit_group and wgmma.wait_group `pending`: the block's groups
+/// (BlockBarriers ordering), or warpgroup `group`'s (i32; WarpGroups).
+void commitWgmma(OpBuilder &b, Location loc, Value state, Ordering ordering,
+                 Value group = {});
+void waitWgmma(OpBuilder &b, Location loc, Value state, int64_t pending,
+               Ordering ordering, Value group = {});
 /// A wait on phase `phase` (i32) of mbarrier `barrier` (i32) completes the
 /// TMA loads of that phase (a loop over the words).
 void waitTma(OpBuilder &b, Location loc, Value state, Value barrier,
@@ -108,6 +136,18 @@ void waitTma(OpBuilder &b, Location loc, Value state, Value barrier,
 /// an mbarrier before.
 void initMbarriers(OpBuilder &b, Location loc, Value state);
 Value mbarriersPublished(OpBuilder &b, Location loc, Value state);
+
+/// WarpGroups ordering. An arrival of warpgroup `group` (i32) on mbarrier
+/// `mbarrier` (i32) releases its clock into the current phase; the
+/// phase's completion closes what it released; a wait of warpgroup
+/// `group` for the last completed phase acquires it.
+void arrive(OpBuilder &b, Location loc, Value state, Value mbarrier,
+            Value group);
+void completePhase(OpBuilder &b, Location loc, Value state, Value mbarrier);
+void acquire(OpBuilder &b, Location loc, Value state, Value mbarrier,
+             Value group);
+/// A named barrier (bar.sync N) of the warpgroups `groups` (bits).
+void syncGroups(OpBuilder &b, Location loc, Value state, uint32_t groups);
 
 } // namespace races
 } // namespace gpu_kernel

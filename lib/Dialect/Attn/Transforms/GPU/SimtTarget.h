@@ -215,8 +215,15 @@ public:
   virtual void namedBarrierArrive(Value id, int64_t threads) = 0;
   /// The kernel orders the shared-memory accesses of its warpgroups by
   /// mbarriers and named barriers, not block barriers (warp specialized):
-  /// the emulation's race checks that follow block barriers are off.
+  /// the emulation's race model follows those instead.
   virtual void orderSharedMemoryByMbarriers() = 0;
+  /// Warp specialized, without a producer warpgroup of its own (see
+  /// hasProducerWarpGroup): the code that follows is the program of the
+  /// warpgroups `warpGroups` (bit 0: the producer; bit c + 1: consumer c).
+  /// Its accesses are one warpgroup's; its mbarrier arrivals and waits,
+  /// each of theirs. The GPU, which runs each warpgroup's program on its
+  /// own threads, has no use for it.
+  virtual void actAs(uint32_t warpGroups) = 0;
 
   /// Per-thread load of `memref[idx]` (indices per thread, in bounds).
   virtual Value load(Value memref, ValueRange idx) = 0;
@@ -263,6 +270,7 @@ struct EmulationFault {
     ProxyFence,   // fence.proxy.async
     MbarrierWait, // mbarrier.try_wait.parity
     WgmmaWait,    // wgmma.wait_group
+    NamedBarrier, // bar.sync of some warpgroups
   };
   Kind kind = Kind::None;
   /// Which one of its kind, from 0, in the order the kernel emits them.
@@ -271,7 +279,7 @@ struct EmulationFault {
   int64_t *leftOut = nullptr;
 };
 /// Parses `kind:N` (`barrier`, `copy-wait`, `proxy-fence`, `mbarrier-wait`,
-/// `wgmma-wait`); an empty spec is no fault.
+/// `wgmma-wait`, `named-barrier`); an empty spec is no fault.
 FailureOr<EmulationFault> parseEmulationFault(StringRef spec);
 
 /// The emulation target, created at the start of the block's program (its
