@@ -434,8 +434,12 @@ public:
   // releases a register of a group that would still be in flight on the
   // GPU (too many groups left pending) makes the emulation abort there.
   void fenceAsyncProxy() override {
-    if (keep(EmulationFault::Kind::ProxyFence) && checkRaces)
-      races::proxyFence(b, loc, raceState());
+    if (!keep(EmulationFault::Kind::ProxyFence) || !checkRaces)
+      return;
+    races::proxyFence(b, loc, raceState(),
+                      ordering == races::Ordering::WarpGroups
+                          ? actingGroupList()
+                          : SmallVector<Value>());
   }
   void wgmmaFence(MutableArrayRef<Value>, MutableArrayRef<PackedReg>) override {
   }

@@ -2039,7 +2039,9 @@ void FlashAttentionEmitter::writeOutput(
   if (!cfg.tmaStore)
     return;
   // The threads' writes are visible to the TMA unit (the async proxy).
+  uint32_t before = acting ? actAs(allConsumers()) : 0;
   t.fenceAsyncProxy();
+  actAs(before);
   Value issue = arith::ConstantIntOp::create(b, loc, 1, 1);
   if (cfg.warpSpecialized) {
     t.namedBarrier(pc(kConsumerBarrier), cfg.computeThreads());

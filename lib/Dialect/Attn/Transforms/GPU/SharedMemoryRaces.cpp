@@ -61,12 +61,16 @@ enum ClockField : int64_t {
   kSeen,
   /// [kSeenWgmma + h]: how many of h's wgmma groups are complete by then.
   kSeenWgmma = kSeen + races::kMaxWarpGroups,
-  kNumClockFields = kSeenWgmma + races::kMaxWarpGroups,
-  /// A warpgroup's own wgmma groups: committed, and complete.
+  /// [kSeenFence + h]: the clock of h's last proxy fence by then.
+  kSeenFence = kSeenWgmma + races::kMaxWarpGroups,
+  kNumClockFields = kSeenFence + races::kMaxWarpGroups,
+  /// A warpgroup's own wgmma groups: committed, and complete; the clock of
+  /// its last proxy fence.
   kWgmmaIssued = kNumClockFields,
   kWgmmaDone,
+  kFenced,
 };
-static_assert(static_cast<int64_t>(kWgmmaDone) < kNumFields,
+static_assert(static_cast<int64_t>(kFenced) < kNumFields,
               "a warpgroup's fields fit in a row");
 /// The state's rows: a record per word, then the block's row, one per
 /// warpgroup, and two per mbarrier (the current phase's release, and the
@@ -179,13 +183,26 @@ struct Emitter {
     }
     return r;
   }
-  /// WarpGroups ordering: warpgroup h's clock as warpgroup `group` (i32)
-  /// releases it: its own entries are now and its wgmma groups complete.
-  std::pair<Value, Value> released(Value group, int64_t h) {
+  /// WarpGroups ordering: whether the last write of `word`, by a thread,
+  /// is not known to `group` to be fenced for the async proxy (by its
+  /// writer's fence.proxy.async, released to `group` if another's).
+  Value unfencedWrite(Value word, Value group) {
+    Value writer = get(word, kWriter);
+    Value row = groupRow(group);
+    Value fenced = select(eq(writer, group), get(row, kFenced),
+                          getAt(row, kSeenFence, max(writer, i32(0))));
+    return both(sge0(writer), gt(get(word, kWriteClock), fenced));
+  }
+  /// WarpGroups ordering: the entries for warpgroup h of the clock that
+  /// warpgroup `group` (i32) releases, at kSeen, kSeenWgmma and
+  /// kSeenFence: its own are now, its wgmma groups complete and its last
+  /// fence.
+  std::array<Value, 3> released(Value group, int64_t h) {
     Value row = groupRow(group);
     Value self = cmp(arith::CmpIPredicate::eq, group, i32(h));
     return {select(self, block(kClock), get(row, kSeen + h)),
-            select(self, get(row, kWgmmaDone), get(row, kSeenWgmma + h))};
+            select(self, get(row, kWgmmaDone), get(row, kSeenWgmma + h)),
+            select(self, get(row, kFenced), get(row, kSeenFence + h))};
   }
   void tickClock() {
     setBlock(kClock, arith::AddIOp::create(b, loc, block(kClock), i32(1)));
@@ -343,18 +360,20 @@ Value races::asyncRead(OpBuilder &b, Location loc, Value state, Value word,
   Emitter e{b, loc, state};
   bool byBarriers = ordering == Ordering::BlockBarriers;
   // A thread's write reaches the async proxy through its fence, and the
-  // other threads through a barrier after that fence. (Under WarpGroups
-  // ordering fences are not followed.)
+  // other threads through a barrier (WarpGroups: a release) after that
+  // fence.
   Value unfenced =
-      e.both(e.sge0(e.get(word, kWriter)),
-             e.gt(e.get(word, kWriteClock), e.block(kFenceBeforeBarrier)));
+      byBarriers
+          ? e.both(e.sge0(e.get(word, kWriter)),
+                   e.gt(e.get(word, kWriteClock), e.block(kFenceBeforeBarrier)))
+          : e.unfencedWrite(word, unit);
   Value h =
       e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
                      {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
                      {e.neverWritten(word), kUninitialized},
-                     {e.onlyIf(byBarriers, unfenced), kNoProxyFence},
                      {byBarriers ? e.none() : e.unorderedWrite(word, unit),
-                      kGroupReadAfterWrite}});
+                      kGroupReadAfterWrite},
+                     {unfenced, kNoProxyFence}});
   if (byBarriers) {
     e.noteRead(word, unit);
     if (wgmma)
@@ -421,8 +440,12 @@ void races::barrier(OpBuilder &b, Location loc, Value state) {
   e.tick(kLastBarrier);
 }
 
-void races::proxyFence(OpBuilder &b, Location loc, Value state) {
-  Emitter{b, loc, state}.tick(kLastFence);
+void races::proxyFence(OpBuilder &b, Location loc, Value state,
+                       ArrayRef<Value> groups) {
+  Emitter e{b, loc, state};
+  for (Value group : groups)
+    e.set(e.groupRow(group), kFenced, e.block(kClock));
+  e.tick(kLastFence);
 }
 
 void races::commitCopies(OpBuilder &b, Location loc, Value state) {
@@ -489,9 +512,11 @@ void races::arrive(OpBuilder &b, Location loc, Value state, Value mbarrier,
   Emitter e{b, loc, state};
   Value phase = e.releaseRow(mbarrier, /*completed=*/false);
   for (int64_t h = 0; h < kMaxWarpGroups; ++h) {
-    auto [seen, wgmma] = e.released(group, h);
-    e.set(phase, kSeen + h, e.max(e.get(phase, kSeen + h), seen));
-    e.set(phase, kSeenWgmma + h, e.max(e.get(phase, kSeenWgmma + h), wgmma));
+    std::array<Value, 3> entries = e.released(group, h);
+    for (auto [field, v] : llvm::zip(
+             std::array<int64_t, 3>{kSeen + h, kSeenWgmma + h, kSeenFence + h},
+             entries))
+      e.set(phase, field, e.max(e.get(phase, field), v));
   }
   // The arriving warpgroup's later accesses are not released.
   e.tickClock();
@@ -528,9 +553,12 @@ void races::syncGroups(OpBuilder &b, Location loc, Value state,
   SmallVector<Value> joined(kNumClockFields, e.i32(0));
   for (int64_t g : members) {
     for (int64_t h = 0; h < kMaxWarpGroups; ++h) {
-      auto [seen, wgmma] = e.released(e.i32(g), h);
-      joined[kSeen + h] = e.max(joined[kSeen + h], seen);
-      joined[kSeenWgmma + h] = e.max(joined[kSeenWgmma + h], wgmma);
+      std::array<Value, 3> entries = e.released(e.i32(g), h);
+      for (auto [field, v] :
+           llvm::zip(std::array<int64_t, 3>{kSeen + h, kSeenWgmma + h,
+                                            kSeenFence + h},
+                     entries))
+        joined[field] = e.max(joined[field], v);
     }
   }
   for (int64_t g : members)

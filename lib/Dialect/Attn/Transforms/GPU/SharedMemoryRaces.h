@@ -33,7 +33,9 @@
 // vector clock: an mbarrier arrival releases the arriving warpgroup's
 // clock (and the wgmma groups it has waited for) into the phase, a wait
 // for the phase acquires what its arrivals released, and a named barrier
-// joins the clocks of the warpgroups it syncs. An access of another
+// joins the clocks of the warpgroups it syncs; a release also carries
+// the warpgroup's last proxy fence, which an async-proxy read of its
+// writes by another warpgroup needs. An access of another
 // warpgroup that the accessing one has not acquired, or a wgmma read it
 // does not know complete, is a race (warps within a warpgroup are not
 // told apart there).
@@ -115,8 +117,10 @@ Value write(OpBuilder &b, Location loc, Value state, Value word, Value unit,
 
 /// bar.sync of the whole block (which also syncs every warpgroup).
 void barrier(OpBuilder &b, Location loc, Value state);
-/// fence.proxy.async in every thread.
-void proxyFence(OpBuilder &b, Location loc, Value state);
+/// fence.proxy.async in every thread (WarpGroups ordering: in those of
+/// the warpgroups `groups`, i32).
+void proxyFence(OpBuilder &b, Location loc, Value state,
+                ArrayRef<Value> groups = {});
 /// cp.async.commit_group and cp.async.wait_group `pending` (which completes
 /// the copies of the groups it waits for: a loop over the words).
 void commitCopies(OpBuilder &b, Location loc, Value state);
