@@ -8,6 +8,9 @@
 // RUN: attn-opt %s --attn-to-gpu="split-kv=0 sm-count=100" --canonicalize --cse | FileCheck %s --check-prefix=SMS
 // RUN: attn-opt %s --attn-to-gpu="split-kv=0 chip=sm_80" --canonicalize --cse | FileCheck %s --check-prefix=SM80
 // RUN: attn-opt %s --attn-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=OFF
+// Warp specialized: the partial kernel is the producer and one consumer
+// warpgroup on 64-row slabs, its TMA loads from the split's first block.
+// RUN: attn-opt %s --attn-to-gpu="split-kv=4 wgmma warp-specialize chip=sm_90a" --canonicalize --cse | FileCheck %s --check-prefix=WS
 // Through the GPU pipeline the host code translates to LLVM IR that calls
 // only the mgpu* runtime (no libm: AOT links need nothing else).
 // RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_90 format=isa split-kv=0" | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=HOSTIR --implicit-check-not=ceilf --implicit-check-not=ceil.
@@ -47,7 +50,8 @@
 // FORCED-NOT: gpu.launch
 // FORCED-NOT: gpu.wait
 
-// Chosen at run time: split where 5 x blocks < 4 x (2 x 132) blocks, into
+// Chosen at run time: split where 5 x blocks < 4 x (2 x 132) blocks (two
+// partial blocks per multiprocessor), into
 // the splits whose last wave is fullest; else the 128-row kernel.
 // AUTO-LABEL: func.func @gqa_d128
 // AUTO: scf.for
@@ -63,10 +67,14 @@
 // AUTO: gpu.dealloc
 // AUTO: } else {
 // AUTO: dynamic_shared_memory_size %c104448_i32
+// A wave is sm-count times the partial kernel's blocks that a
+// multiprocessor holds: two here (87040 bytes of shared memory and 1 KB
+// for the system each, of 228 KB), one on sm_80 (of 164 KB).
 // SMS-LABEL: func.func @gqa_d128
 // SMS: arith.cmpi uge, %{{.*}}, %c800
 // SM80-LABEL: func.func @gqa_d128
-// SM80: arith.cmpi uge, %{{.*}}, %c864
+// SM80: arith.cmpi uge, %{{.*}}, %c432
+// SM80-LABEL: func.func @dynamic_batch
 // HOSTIR-LABEL: define void @gqa_d128(
 // HOSTIR: %[[STREAM:.*]] = call ptr @mgpuStreamCreate()
 // HOSTIR-NOT: @mgpuStream
@@ -84,6 +92,20 @@
 // HOSTIR-NEXT: call void @mgpuStreamSynchronize(ptr %[[STREAM]])
 // HOSTIR-NEXT: call void @mgpuStreamDestroy(ptr %[[STREAM]])
 // HOSTIR: call void @mgpuLaunchKernel(
+// The threads store the partials (no TMA store of O), then the merge.
+// WS-LABEL: func.func @gqa_d128
+// WS: %[[QB:.*]] = arith.ceildivui %{{.*}}, %c64
+// WS: %[[PO:.*]], %{{.*}} = gpu.alloc async {{.*}} : memref<?x?x128xf32>
+// WS: %[[PS:.*]], %{{.*}} = gpu.alloc async {{.*}} : memref<?x?x2xf32>
+// WS: %[[X:.*]] = arith.muli %[[QB]], %c4
+// WS: gpu.launch async {{.*}} blocks({{.*}}) in ({{.*}} = %[[X]], {{.*}} = %c8, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c256,
+// WS: nvgpu.tma.async.load
+// WS-NOT: nvgpu.tma.async.store
+// WS: vector.store {{.*}}, %[[PO]]
+// WS-NOT: nvgpu.tma.async.store
+// WS: gpu.terminator
+// WS: gpu.launch async {{.*}} threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c0_i32
+// WS: gpu.dealloc async
 // OFF-LABEL: func.func @gqa_d128
 // OFF-NOT: gpu.alloc
 // OFF: dynamic_shared_memory_size %c104448_i32
@@ -98,6 +120,8 @@ func.func @gqa_d128(%q: memref<2x8x?x128xbf16>, %k: memref<2x2x?x128xbf16>,
 // Dynamic batch: the partials' rows are splits x Z x Hq with Z the batch
 // size at run time.
 // OFF-LABEL: func.func @dynamic_batch
+// At D = 64 (82944 bytes) two partial blocks fit sm_80's multiprocessor.
+// SM80: arith.cmpi uge, %{{.*}}, %c864
 // FORCED-LABEL: func.func @dynamic_batch
 // FORCED: %[[B:.*]] = memref.dim %{{.*}}, %c0
 // FORCED: %[[R:.*]] = arith.muli %[[B]], %c16

@@ -667,13 +667,11 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
 
 
 def random_split_kv(p: dict) -> int:
-    """Split-KV for 40% of the kernels that take it (not the warp-specialized
-    one): chosen at run time (0, which here splits: the emulated grids are
-    small) or forced, up to more splits than K/V steps. Drawn from the
-    problem itself rather than the seed's stream, so that each seed keeps
-    the problems it had before split-KV."""
-    if p["kernel"]["kind"] == "ws":
-        return 1
+    """Split-KV for 40% of the kernels: chosen at run time (0, which here
+    splits: the emulated grids are small) or forced, up to more splits than
+    K/V steps. Drawn from the problem itself rather than the seed's stream,
+    so that each seed keeps the problems it had before split-KV (and the
+    warp-specialized ones, before it took split-KV too)."""
     rng = np.random.default_rng(
         zlib.crc32(json.dumps(p, sort_keys=True, default=str).encode()))
     if rng.random() >= 0.4:

@@ -206,12 +206,13 @@ def _variants() -> list[Variant]:
     out.append(Variant("bf16", 128, 128, wgmma=True, tma=True, rescale=-1.0))
     # Split-KV chosen at run time (flash-decoding), timed at decoding shapes
     # next to the single kernel; with GQA as decoding runs it, and on the
-    # wgmma kernel with TMA loads.
+    # wgmma kernel with TMA loads, and warp specialized.
     for d in (64, 128):
         out.append(Variant("bf16", d, d, split_kv=0))
     out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
                        split_kv=0))
     out.append(Variant("bf16", 128, 128, wgmma=True, tma=True, split_kv=0))
+    out.append(Variant("bf16", 128, 128, wgmma=True, ws=True, split_kv=0))
     # GQA decoding with the group's 4 query heads packed into the rows of
     # one kernel (K/V read once per group), chosen at run time from Lq
     # (the variants' Lq is dynamic), with and without split-KV.

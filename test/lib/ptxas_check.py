@@ -123,7 +123,7 @@ def main() -> int:
                 unwanted = ()
             missing = [s for s in wanted if s not in ptx]
             missing += [f"no {s}" for s in unwanted if s in ptx]
-            log, returncode = "", 0
+            log, returncode, pool = "", 0, ""
             for n, text in enumerate(ptxs):
                 ptx_path = os.path.join(tmp, f"{v.name}.{n}.ptx")
                 with open(ptx_path, "w") as f:
@@ -133,6 +133,15 @@ def main() -> int:
                      os.devnull], capture_output=True, text=True)
                 log += asm.stdout + asm.stderr
                 returncode = returncode or asm.returncode
+                # setmaxnreg moves registers within the block's share of
+                # the register file: the launch must take the whole share,
+                # else the consumers' setmaxnreg.inc waits forever. Per
+                # kernel (a split variant's partial kernel may have other
+                # warpgroups than its single one).
+                text_regs = [int(x) for x in re.findall(
+                    r"Used (\d+) registers", asm.stdout + asm.stderr)]
+                if text_regs and not pool:
+                    pool = register_pool_error(text, max(text_regs))
             # Split-KV variants have three kernels (the single one, the
             # partial one and the merge): the most registers and shared
             # memory of any, and every kernel's stack and spills.
@@ -150,10 +159,6 @@ def main() -> int:
             # ptxas serializes wgmma (waits after each) where it cannot prove
             # the accumulator registers untouched while one is in flight.
             serialized = "wgmma.mma_async instructions are serialized" in log
-            # setmaxnreg moves registers within the block's share of the
-            # register file: the launch must take the whole share, else the
-            # consumers' setmaxnreg.inc waits forever.
-            pool = register_pool_error(ptx, regs)
             # ptxas drops setmaxnreg where it cannot tell the register count
             # at entry (no .minnctapersm): the consumers keep the launch's.
             if "'setmaxnreg' ignored" in log:

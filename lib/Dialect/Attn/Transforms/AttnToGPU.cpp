@@ -325,7 +325,8 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
         b, loc, arith::MulIOp::create(b, loc, splitGrid[0], splitGrid[1]),
         splitGrid[2]);
     Value numSplits =
-        emitSplitCount(b, loc, blocks, kvBlocks, cfg.smCount, kMaxSplitKV);
+        emitSplitCount(b, loc, blocks, kvBlocks,
+                       partial->smCount * partial->blocksPerSM, kMaxSplitKV);
     auto ifOp = scf::IfOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, numSplits,

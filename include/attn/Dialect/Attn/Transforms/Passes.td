@@ -307,7 +307,7 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     is split-KV's (flash-decoding): a grid of N blocks per query block, each
     running a share of its K/V steps and writing the rows' unnormalized O,
     maxima and sums to f32 device buffers, which a second kernel merges
-    into the output. Not with warp-specialize.
+    into the output.
 
     With `emulate=true` the same per-block program is emitted as CPU code:
     loops over the grid, and the 128 threads of a block as the lanes of
@@ -371,7 +371,7 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
            "and sums, merged by a second kernel (flash-decoding): 1 (the "
            "default) never splits; 0 chooses the count at run time from the "
            "grid's size and sm-count (1 for grids that fill the GPU); N > 1 "
-           "always uses N splits (at most 128). Not with warp-specialize">,
+           "always uses N splits (at most 128)">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
            "Streaming multiprocessors of the GPU, for split-kv=0 (0: from "
            "chip: 108 for sm_80, 132 for sm_90/sm_90a, else 132)">,

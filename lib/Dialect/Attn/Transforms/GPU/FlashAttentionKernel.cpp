@@ -190,13 +190,6 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
           std::to_string(request.splitKV);
     return failure();
   }
-  // The producer warpgroup's pipeline starts at block 0 and its epilogue
-  // stores O by TMA; split partials are the other kernels' work.
-  if (request.splitKV != 1 && request.warpSpecialize) {
-    why = "split-kv is not implemented for the warp-specialized kernel: use "
-          "split-kv=1, or wgmma without warp-specialize";
-    return failure();
-  }
   if (request.smCount < 0) {
     why = "sm-count must be positive (0: from the chip), got " +
           std::to_string(request.smCount);
@@ -269,6 +262,10 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
     // keys (D = 128) and at 160 registers (D = 64; ptxas -v, sm_90a).
     bool scoreOperands = op.getMask() || op.getBias();
     cfg.blockQ = widest <= 64 && !scoreOperands ? 192 : 128;
+    // Split partials: one slab, as the other kernels' partials take 64
+    // rows (split-KV is for grids with few query blocks, as in decoding).
+    if (request.splitPartials && !request.pingpong)
+      cfg.blockQ = 64;
     if (widest > 128 || scoreOperands)
       cfg.blockKV = 64;
     else
@@ -343,6 +340,15 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
           "; use smaller block-q/block-kv";
     return failure();
   }
+  // Resident blocks, at most the 2 that FlashAttention-2's split rule
+  // counts on: a multiprocessor has 1 KB of shared memory more than a
+  // block may take, and each block also takes 1 KB for the system; its 64K
+  // registers are 8K per warp at the 255 per thread that ptxas may use.
+  int64_t smPerSM = maxSharedBytesPerBlock(request.chip) + 1024;
+  int64_t bySmem =
+      smPerSM / (cfg.sharedBytes() + cfg.staticSharedBytes() + 1024);
+  int64_t byRegisters = 65536 / (cfg.threadsPerBlock() / kWarpSize * 8192);
+  cfg.blocksPerSM = std::clamp<int64_t>(std::min(bySmem, byRegisters), 1, 2);
   return cfg;
 }
 
@@ -1033,7 +1039,7 @@ void FlashAttentionEmitter::setUp() {
   int64_t bm = cfg.blockQ, bn = cfg.blockKV;
 
   // Uniform coordinates of the block.
-  assert(!(ops.numSplits && (cfg.tmaStore || cfg.warpSpecialized)) &&
+  assert(!(ops.numSplits && cfg.tmaStore) &&
          "split partials are stored by the threads, not by TMA");
   Value qBlock = t.blockId(0);
   Value numQBlocks =
@@ -1543,8 +1549,9 @@ void FlashAttentionEmitter::produceTile(bool value, Value block, Value pred,
   }
   Value full = fullBarrier(value, buf);
   t.expectBytes(full, bn * cols * cfg.elemBytes() + extraBytes, pred);
+  // (`block` counts this block's steps; a split's start at kvBegin.)
   loadTileTma(value ? ops.value : ops.key, value ? ops.valueMap : ops.keyMap,
-              kvPrefix, mul(block, ci(bn)),
+              kvPrefix, mul(add(kvBegin, block), ci(bn)),
               value ? vBufferOffset(buf) : kBufferOffset(buf), bn, cols, full,
               pred);
   actAs(before);
@@ -1664,7 +1671,7 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
 
     for (int64_t c = 0; c < copies; ++c) {
       selectConsumer(c, produce);
-      computeLogits(s[c], {0}, j);
+      computeLogits(s[c], {0}, add(kvBegin, j));
       onlineSoftmax(0, state.slice(c * stateSize, stateSize), s[c][0], acc[c],
                     yield[c]);
     }
@@ -1826,7 +1833,7 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
   // statistics, P and pending rescale (O is left as it is).
   auto softmax = [&](Value j, CopyState &st, SmallVector<Value> &sc) {
     SmallVector<SmallVector<Value>> one(1, sc);
-    computeLogits(one, {0}, j);
+    computeLogits(one, {0}, add(kvBegin, j));
     SmallVector<Value> stIn(st.stats), yield, accUnused;
     stIn.append(st.acc);
     onlineSoftmax(0, stIn, one[0], accUnused, yield, &st.pending);

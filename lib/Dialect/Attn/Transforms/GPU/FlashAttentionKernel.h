@@ -79,8 +79,11 @@ struct FlashKernelConfig {
   /// split's kernel block runs a contiguous share of its query block's K/V
   /// steps and writes unnormalized partials that a second kernel merges.
   int64_t splitKV = 1;
-  /// The GPU's streaming multiprocessors, for splitKV = 0.
+  /// The GPU's streaming multiprocessors, for splitKV = 0, and the blocks
+  /// of this kernel that one holds at once (1 or 2: a wave of the split
+  /// count's rule is smCount * blocksPerSM blocks).
   int64_t smCount = 132;
+  int64_t blocksPerSM = 2;
 
   bool isTF32() const { return elemType.isF32(); }
   /// m16 row tiles per warp (64-row slabs per warpgroup on the wgmma path).
@@ -166,8 +169,9 @@ struct FlashKernelRequest {
   std::string chip;
   /// The config of split-KV's kernel, which writes partials: its default
   /// tiles have 64 rows (one m16 row tile per warp, as decoding has few
-  /// rows, and the registers that the split's bookkeeping takes), and O is
-  /// stored by the threads.
+  /// rows, and the registers that the split's bookkeeping takes; warp
+  /// specialized, one consumer warpgroup's slab), and O is stored by the
+  /// threads.
   bool splitPartials = false;
 };
 

@@ -17,7 +17,7 @@ using namespace mlir::attn::gpu_kernel;
 
 Value mlir::attn::gpu_kernel::emitSplitCount(OpBuilder &b, Location loc,
                                              Value blocks, Value kvBlocks,
-                                             int64_t smCount,
+                                             int64_t waveBlocks,
                                              int64_t maxSplits) {
   auto ci = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -29,9 +29,7 @@ Value mlir::attn::gpu_kernel::emitSplitCount(OpBuilder &b, Location loc,
     Value i64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
     return arith::UIToFPOp::create(b, loc, b.getF32Type(), i64);
   };
-  // Two blocks of the kernel fit a multiprocessor (registers and shared
-  // memory): a wave is 2 * smCount blocks.
-  int64_t wave = 2 * smCount;
+  int64_t wave = waveBlocks;
   Value most = arith::MinUIOp::create(
       b, loc, arith::MaxUIOp::create(b, loc, kvBlocks, ci(1)),
       ci(std::min(maxSplits, wave)));

@@ -24,13 +24,14 @@ namespace gpu_kernel {
 
 /// Host code: the number of splits (index) for a grid of `blocks` query
 /// blocks (all heads and batches) whose rows have `kvBlocks` K/V steps, on a
-/// GPU of `smCount` multiprocessors. 1 where the grid fills 80% of a wave
-/// (two blocks per multiprocessor); else the fewest splits, at most
+/// GPU that runs `waveBlocks` blocks of the kernel at once (its
+/// multiprocessors times the blocks each holds). 1 where the grid fills
+/// 80% of a wave; else the fewest splits, at most
 /// `maxSplits` and `kvBlocks`, whose last wave is within 85% of the best
 /// wave efficiency among them, counting only split counts that change the
 /// steps per split (FlashAttention-2's rule for its split-KV kernel).
 Value emitSplitCount(OpBuilder &b, Location loc, Value blocks, Value kvBlocks,
-                     int64_t smCount, int64_t maxSplits);
+                     int64_t waveBlocks, int64_t maxSplits);
 
 /// The memrefs of the merge.
 struct SplitKVMergeOperands {
