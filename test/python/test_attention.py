@@ -192,11 +192,16 @@ def test_cuda_target_takes_split_kv():
     with pytest.raises(MLIRError, match="split-kv must be 0"):
         attn_mlir.compile_attention(q, kv, kv, dtype="bf16", target="cuda",
                                     split_kv=500)
-    with pytest.raises(MLIRError, match="not implemented for the "
-                                        "warp-specialized kernel"):
-        attn_mlir.compile_attention(q, kv, kv, dtype="bf16", target="cuda",
-                                    chip="sm_90a", wgmma=True,
-                                    warp_specialize=True, split_kv=0)
+    # The warp-specialized kernel splits too: its partial kernel is the
+    # producer and one consumer warpgroup (256 threads, no setmaxnreg).
+    ws = attn_mlir.compile_attention(q, kv, kv, dtype="bf16", target="cuda",
+                                     binary_format="isa", chip="sm_90a",
+                                     wgmma=True, warp_specialize=True,
+                                     split_kv=0)
+    assert len(ws.objects) == 3
+    ptx = [obj[3].decode() for obj in ws.objects]
+    assert sum(".maxntid 256, 1, 1" in p for p in ptx) == 1
+    assert sum("setmaxnreg" in p for p in ptx) == 1
 
 
 def test_cuda_target_takes_pack_gqa():
