@@ -97,6 +97,16 @@ config.substitutions.append(
         " --pipeline=--attn-gpu-emulation-pipeline",
     )
 )
+# The split-KV count rule's host code against an exact model of it.
+config.substitutions.append(
+    (
+        "%split-count-check",
+        f"{python} {os.path.join(test_lib, 'split_count_check.py')}"
+        f" --attn-opt {os.path.join(config.attn_tools_dir, 'attn-opt')}"
+        f" --mlir-runner {os.path.join(config.llvm_tools_dir, 'mlir-runner')}"
+        f" --shared-libs {runner_libs}",
+    )
+)
 config.substitutions.append(
     ("%gpu-binary", f"{python} {os.path.join(test_lib, 'gpu_binary.py')}"))
 config.substitutions.append(

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // mlir-opt with the attn dialect, passes and pipelines registered next to
-// every upstream dialect and pass.
+// every upstream dialect and pass, and the test-only passes of test/lib.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,9 +17,14 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+namespace mlir::attn::test {
+void registerTestSplitCountPass();
+} // namespace mlir::attn::test
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::attn::registerAllAttnPasses();
+  mlir::attn::test::registerTestSplitCountPass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

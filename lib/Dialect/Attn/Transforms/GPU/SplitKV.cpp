@@ -41,15 +41,30 @@ Value mlir::attn::gpu_kernel::emitSplitCount(OpBuilder &b, Location loc,
         b, loc, arith::CeilDivUIOp::create(b, loc, total, ci(wave)), ci(wave));
     return arith::DivFOp::create(b, loc, toF32(total), toF32(slots));
   };
+  // A split count that leaves the steps per split as one fewer splits does
+  // only adds blocks: it is not a candidate, for the best efficiency either.
+  auto eligible = [&](Value splits) -> Value {
+    Value fewer = arith::MaxUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, splits, ci(1)), ci(1));
+    return arith::OrIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, splits, ci(1)),
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ne,
+            arith::CeilDivUIOp::create(b, loc, kvBlocks, splits),
+            arith::CeilDivUIOp::create(b, loc, kvBlocks, fewer)));
+  };
   Value end = arith::AddIOp::create(b, loc, most, ci(1));
   auto bestLoop = scf::ForOp::create(b, loc, ci(1), end, ci(1), {cf(0.0)});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(bestLoop.getBody());
-    Value best =
-        arith::MaximumFOp::create(b, loc, bestLoop.getRegionIterArgs()[0],
-                                  efficiency(bestLoop.getInductionVar()));
-    scf::YieldOp::create(b, loc, best);
+    Value splits = bestLoop.getInductionVar();
+    Value best = bestLoop.getRegionIterArgs()[0];
+    Value better = arith::MaximumFOp::create(b, loc, best, efficiency(splits));
+    Value kept =
+        arith::SelectOp::create(b, loc, eligible(splits), better, best);
+    scf::YieldOp::create(b, loc, kept);
   }
   Value good = arith::MulFOp::create(b, loc, bestLoop.getResult(0), cf(0.85));
   // From the most splits down, so the last one chosen is the fewest.
@@ -59,20 +74,9 @@ Value mlir::attn::gpu_kernel::emitSplitCount(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(pickLoop.getBody());
     Value splits =
         arith::SubIOp::create(b, loc, most, pickLoop.getInductionVar());
-    // A split count that leaves the steps per split as one fewer splits
-    // does only adds blocks.
-    Value fewer = arith::MaxUIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, splits, ci(1)), ci(1));
-    Value changes = arith::OrIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, splits, ci(1)),
-        arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ne,
-            arith::CeilDivUIOp::create(b, loc, kvBlocks, splits),
-            arith::CeilDivUIOp::create(b, loc, kvBlocks, fewer)));
     Value enough = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE,
                                          efficiency(splits), good);
-    Value take = arith::AndIOp::create(b, loc, changes, enough);
+    Value take = arith::AndIOp::create(b, loc, eligible(splits), enough);
     scf::YieldOp::create(
         b, loc,
         ValueRange{arith::SelectOp::create(b, loc, take, splits,

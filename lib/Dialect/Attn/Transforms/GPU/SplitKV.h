@@ -26,10 +26,10 @@ namespace gpu_kernel {
 /// blocks (all heads and batches) whose rows have `kvBlocks` K/V steps, on a
 /// GPU that runs `waveBlocks` blocks of the kernel at once (its
 /// multiprocessors times the blocks each holds). 1 where the grid fills
-/// 80% of a wave; else the fewest splits, at most
-/// `maxSplits` and `kvBlocks`, whose last wave is within 85% of the best
-/// wave efficiency among them, counting only split counts that change the
-/// steps per split (FlashAttention-2's rule for its split-KV kernel).
+/// 80% of a wave; else the fewest splits, at most `maxSplits` and
+/// `kvBlocks`, whose wave efficiency is within 85% of the best. Only split
+/// counts that change the steps per split are candidates, for the best as
+/// well (FlashAttention-2's rule for its split-KV kernel).
 Value emitSplitCount(OpBuilder &b, Location loc, Value blocks, Value kvBlocks,
                      int64_t waveBlocks, int64_t maxSplits);
 
