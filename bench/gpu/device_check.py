@@ -46,6 +46,8 @@ import argparse
 import json
 import math
 import os
+import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -132,6 +134,10 @@ def run_driver(art, name, b, lq, lk, work, iters=0,
     except subprocess.TimeoutExpired:
         raise DriverTimeout(f"{' '.join(cmd)} timed out after {timeout} s "
                             "(a hung kernel?)")
+    if r.returncode < 0:
+        raise RuntimeError(f"{' '.join(cmd)} killed by "
+                           f"{signal.Signals(-r.returncode).name}:\n"
+                           f"{r.stdout}{r.stderr}")
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
 
@@ -343,6 +349,12 @@ def main() -> int:
                         "scripts/gpu-artifacts.sh) checked without a GPU; "
                         "no timings")
     args = p.parse_args()
+    if args.device == "cpu":
+        # The emulated kernels, compiled at -O0, take stack frames of
+        # megabytes (the warp-specialized split-KV variant's is over 7 MB):
+        # the driver inherits the largest stack allowed.
+        _, hard = resource.getrlimit(resource.RLIMIT_STACK)
+        resource.setrlimit(resource.RLIMIT_STACK, (hard, hard))
     os.makedirs(args.out, exist_ok=True)
     art = os.path.abspath(args.artifacts)
     variants = json.load(open(os.path.join(art, "variants.json")))
