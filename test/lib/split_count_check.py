@@ -34,16 +34,14 @@ Run with ``/usr/bin/python3``.
 from __future__ import annotations
 
 import argparse
-import math
+import os
 import random
 import subprocess
 import sys
 from fractions import Fraction
 
-DEFAULT_SHARED_LIBS = ",".join([
-    "/usr/lib/llvm-22/lib/libmlir_runner_utils.so",
-    "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so",
-])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attn_check import DEFAULT_SHARED_LIBS  # noqa: E402
 
 # (wave blocks, max splits): H100/H200 (132 SMs) and A100 (108 SMs) with one
 # and two resident blocks, a 100-SM part (a wave divisible by 5: the 80%
