@@ -151,3 +151,26 @@ func.func @causal_offset(%q: tensor<2x4x16xf32>, %o: tensor<2x4x16xf32>, %c: ind
          outs(%o : tensor<2x4x16xf32>) scale = 0.25 causal = top_left causal_offset(%c) -> tensor<2x4x16xf32>
   return %0 : tensor<2x4x16xf32>
 }
+
+// -----
+
+// Packed grouped-query rows, 5 queries per group: row i is query
+// (i + %c) mod 5, and bottom_right places the diagonal for 5 queries:
+// j <= (i + %c) mod 5 + Lk - 5.
+
+// CHECK-LABEL: func @causal_period
+// CHECK-SAME: %[[C:[a-z0-9]+]]: index)
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[C9:.*]] = arith.constant 9 : index
+// CHECK: %[[DIAG:.*]] = arith.subi %[[C9]], %[[C5]] : index
+// CHECK: %[[I:.*]] = linalg.index 1 : index
+// CHECK: %[[J:.*]] = linalg.index 2 : index
+// CHECK: %[[ROW:.*]] = arith.addi %[[I]], %[[C]] : index
+// CHECK: %[[POS:.*]] = arith.remui %[[ROW]], %[[C5]] : index
+// CHECK: %[[LIM:.*]] = arith.addi %[[POS]], %[[DIAG]] : index
+// CHECK: arith.cmpi sle, %[[J]], %[[LIM]] : index
+func.func @causal_period(%q: tensor<2x20x16xf32>, %k: tensor<2x9x16xf32>, %o: tensor<2x20x16xf32>, %c: index) -> tensor<2x20x16xf32> {
+  %0 = attn.attention ins(%q, %k, %k : tensor<2x20x16xf32>, tensor<2x9x16xf32>, tensor<2x9x16xf32>)
+         outs(%o : tensor<2x20x16xf32>) scale = 0.25 causal = bottom_right causal_period = 5 causal_offset(%c) -> tensor<2x20x16xf32>
+  return %0 : tensor<2x20x16xf32>
+}

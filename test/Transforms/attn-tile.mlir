@@ -143,3 +143,34 @@ func.func @left_alone(%q: memref<4x8x16xf32>, %o: memref<4x8x16xf32>, %t: tensor
          outs(%to : tensor<4x8x?xf32>) scale = 0.25 -> tensor<4x8x?xf32>
   return %r : tensor<4x8x?xf32>
 }
+
+// -----
+
+// Packed grouped-query rows, a causal period of 10 queries with
+// bottom_right alignment (diagonal Lk - 10 = 90): a tile's row r is query
+// (i + r) mod 10, a limit per row. Its rows run from query i mod 10 and
+// wrap where they pass query 9, and then hold every query: the key loop
+// ends after the last query's window, the unmasked blocks end before the
+// first query's.
+// CHECK-LABEL: func @causal_period
+// CHECK: scf.forall (%{{.*}}, %[[I:.*]]) = (0, 0) to (2, 40) step (1, 16)
+// CHECK: %[[ROWS:.*]] = affine.min #{{.*}}(%[[I]])
+// CHECK: %[[STEP:.*]] = vector.step : vector<16xindex>
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : vector<16xi32>
+// CHECK: %[[QUERY:.*]] = arith.remui %[[ROW]], %{{.*}} : vector<16xi32>
+// CHECK: %[[LIMITS:.*]] = arith.addi %[[QUERY]], %{{.*}} : vector<16xi32>
+// CHECK: %[[FIRST:.*]] = arith.remui %[[I]], %c10 : index
+// CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %[[ROWS]] : index
+// CHECK: %[[LAST:.*]] = arith.subi %[[END]], %c1 : index
+// CHECK: %[[WRAPS:.*]] = arith.cmpi sge, %[[LAST]], %c10 : index
+// CHECK: %[[MAXQ:.*]] = arith.select %[[WRAPS]], %c9, %[[LAST]] : index
+// CHECK: %[[MINQ:.*]] = arith.select %[[WRAPS]], %c0, %[[FIRST]] : index
+// CHECK: arith.addi %[[MAXQ]], %c91 : index
+// CHECK: arith.addi %[[MINQ]], %c91 : index
+// CHECK: vector.broadcast %[[LIMITS]] : vector<16xi32> to vector<32x16xi32>
+func.func @causal_period(%q: tensor<2x40x32xf16>, %k: tensor<2x100x32xf16>, %v: tensor<2x100x16xf16>,
+                         %o: tensor<2x40x16xf16>) -> tensor<2x40x16xf16> {
+  %0 = attn.attention ins(%q, %k, %v : tensor<2x40x32xf16>, tensor<2x100x32xf16>, tensor<2x100x16xf16>)
+         outs(%o : tensor<2x40x16xf16>) scale = 0.25 causal = bottom_right causal_period = 10 -> tensor<2x40x16xf16>
+  return %0 : tensor<2x40x16xf16>
+}

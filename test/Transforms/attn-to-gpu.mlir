@@ -249,6 +249,38 @@ func.func @causal_offset(%q: memref<1x2x64x64xf16>, %k: memref<1x2x256x64xf16>,
 
 // -----
 
+// A causal period (packed grouped-query rows): row i is query
+// (i + offset) mod 5, and bottom-right alignment places the diagonal for 5
+// queries (Lk - 5 = 251). The block's last query is 4 where its rows wrap
+// around the period, and decides the number of K/V blocks; each score's
+// row takes its own query.
+// CHECK-LABEL: func.func @causal_period
+// CHECK-SAME: %[[OFF:[a-z0-9]+]]: index
+// CHECK: gpu.launch
+// CHECK: %[[Q0:.*]] = arith.muli %{{.*}}, %c128 : index
+// CHECK: %[[END:.*]] = arith.minsi %{{.*}}, %c20 : index
+// CHECK: %[[LAST:.*]] = arith.subi %[[END]], %c1 : index
+// CHECK: %[[FIRSTROW:.*]] = arith.addi %[[Q0]], %[[OFF]] : index
+// CHECK: %[[LASTROW:.*]] = arith.addi %[[LAST]], %[[OFF]] : index
+// CHECK: %[[G0:.*]] = arith.divui %[[FIRSTROW]], %c5 : index
+// CHECK: %[[G1:.*]] = arith.divui %[[LASTROW]], %c5 : index
+// CHECK: %[[WRAPS:.*]] = arith.cmpi ne, %[[G0]], %[[G1]] : index
+// CHECK: %[[LASTREM:.*]] = arith.remui %[[LASTROW]], %c5 : index
+// CHECK: %[[LASTQ:.*]] = arith.select %[[WRAPS]], %c4, %[[LASTREM]] : index
+// CHECK: arith.addi %[[LASTQ]], %c251 : index
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[OFF]] : index
+// CHECK: %[[QUERY:.*]] = arith.remui %[[ROW]], %c5 : index
+// CHECK: arith.addi %[[QUERY]], %c251 : index
+func.func @causal_period(%q: memref<1x2x20x64xf16>, %k: memref<1x2x256x64xf16>,
+                         %v: memref<1x2x256x64xf16>, %o: memref<1x2x20x64xf16>,
+                         %off: index) {
+  attn.attention ins(%q, %k, %v : memref<1x2x20x64xf16>, memref<1x2x256x64xf16>, memref<1x2x256x64xf16>)
+                 outs(%o : memref<1x2x20x64xf16>) scale = 0.125 causal = bottom_right causal_period = 5 causal_offset(%off)
+  return
+}
+
+// -----
+
 // A negative scale reverses the order of the scores: they are multiplied by
 // scale * log2(e) (-0.5 / ln 2) before the row maxima, and the exponent is
 // a subtraction, with no fma.

@@ -235,3 +235,30 @@ func.func @keep_nonzero_causal_offset(%q: !q, %k: !kv, %v: !kv, %o: !q) -> !q {
   %0 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_offset(%c3) -> !q
   return %0 : !q
 }
+
+// A period that leaves every row's query index as it is says nothing:
+// top_left with a period of at least Lq (16), bottom_right with Lq itself.
+// CHECK-LABEL: func @drop_trivial_causal_period
+// CHECK: causal = top_left -> tensor
+// CHECK: causal = bottom_right -> tensor
+func.func @drop_trivial_causal_period(%q: !q, %k: !kv, %v: !kv, %o: !q) -> (!q, !q) {
+  %0 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period = 20 -> !q
+  %1 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = bottom_right causal_period = 16 -> !q
+  return %0, %1 : !q, !q
+}
+
+// Periods that group the rows, or move them (an offset), stay; a zero
+// offset goes, and then the period that it kept.
+// CHECK-LABEL: func @keep_causal_period
+// CHECK: causal = bottom_right causal_period = 20 -> tensor
+// CHECK: causal = top_left causal_period = 4 -> tensor
+// CHECK: causal = top_left causal_period = 16 causal_offset(%{{.*}}) -> tensor
+// CHECK: causal = top_left -> tensor
+func.func @keep_causal_period(%q: !q, %k: !kv, %v: !kv, %o: !q, %c: index) -> (!q, !q, !q, !q) {
+  %c0 = arith.constant 0 : index
+  %0 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = bottom_right causal_period = 20 -> !q
+  %1 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period = 4 -> !q
+  %2 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period = 16 causal_offset(%c) -> !q
+  %3 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period = 16 causal_offset(%c0) -> !q
+  return %0, %1, %2, %3 : !q, !q, !q, !q
+}

@@ -284,7 +284,7 @@ func.func @bad_causal(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
 // -----
 
 func.func @causal_offset_bottom_right(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>, %c: index) {
-  // expected-error @+1 {{'attn.attention' op causal_offset requires causal = top_left}}
+  // expected-error @+1 {{'attn.attention' op causal_offset requires causal = top_left or a causal_period}}
   %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = bottom_right causal_offset(%c) -> tensor<1x4x16x64xf32>
   return
 }
@@ -292,7 +292,23 @@ func.func @causal_offset_bottom_right(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x
 // -----
 
 func.func @causal_offset_not_causal(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>, %c: index) {
-  // expected-error @+1 {{'attn.attention' op causal_offset requires causal = top_left}}
+  // expected-error @+1 {{'attn.attention' op causal_offset requires causal = top_left or a causal_period}}
   %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal_offset(%c) -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @causal_period_not_causal(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
+  // expected-error @+1 {{'attn.attention' op causal_period requires causal}}
+  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal_period = 4 -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @causal_period_zero(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
+  // expected-error @+1 {{attribute 'causal_period' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = top_left causal_period = 0 -> tensor<1x4x16x64xf32>
   return
 }

@@ -54,6 +54,18 @@ func.func @float_mask_bias_causal_bottom_right(%q: tensor<2x4x16x64xf16>, %k: te
   return %0 : tensor<2x4x16x64xf16>
 }
 
+// Packed grouped-query rows: 4 heads of 5 queries, a tile's row offset.
+// CHECK-LABEL: func @causal_period_offset
+// CHECK: attn.attention ins({{.*}}) outs({{.*}}) scale = 1.250000e-01 causal = bottom_right causal_period = 5 causal_offset(%{{.*}}) -> tensor<1x2x20x64xf32>
+func.func @causal_period_offset(%q: tensor<1x2x20x64xf32>, %k: tensor<1x2x32x64xf32>,
+                                %v: tensor<1x2x32x64xf32>, %o: tensor<1x2x20x64xf32>,
+                                %c: index) -> tensor<1x2x20x64xf32> {
+  %0 = attn.attention ins(%q, %k, %v : tensor<1x2x20x64xf32>, tensor<1x2x32x64xf32>, tensor<1x2x32x64xf32>)
+         outs(%o : tensor<1x2x20x64xf32>) scale = 0.125 causal = bottom_right causal_period = 5
+         causal_offset(%c) -> tensor<1x2x20x64xf32>
+  return %0 : tensor<1x2x20x64xf32>
+}
+
 // CHECK-LABEL: func @bias_only
 // CHECK: attn.attention ins({{.*}}) bias(%{{.*}} : tensor<1x1x1x1xbf16>) outs({{.*}}) scale = 1.000000e+00 -> tensor<1x2x3x8xf32>
 func.func @bias_only(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>,

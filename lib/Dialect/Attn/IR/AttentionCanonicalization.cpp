@@ -29,10 +29,11 @@ static constexpr StringLiteral kFoldedScaleAttrName = "attn.folded_scale";
 static AttentionOp rebuild(PatternRewriter &rewriter, AttentionOp op,
                            Value query, Value key, Value mask, Value bias,
                            double scale) {
-  auto newOp = AttentionOp::create(
-      rewriter, op.getLoc(), op->getResultTypes(), query, key, op.getValue(),
-      mask, bias, op.getInit(), op.getCausalOffset(),
-      rewriter.getF32FloatAttr(scale), op.getCausalAttr());
+  auto newOp =
+      AttentionOp::create(rewriter, op.getLoc(), op->getResultTypes(), query,
+                          key, op.getValue(), mask, bias, op.getInit(),
+                          op.getCausalOffset(), rewriter.getF32FloatAttr(scale),
+                          op.getCausalAttr(), op.getCausalPeriodAttr());
   for (NamedAttribute attr : op->getDiscardableAttrs())
     newOp->setAttr(attr.getName(), attr.getValue());
   rewriter.replaceOp(op, newOp->getResults());
@@ -126,10 +127,33 @@ struct DropZeroCausalOffset : OpRewritePattern<AttentionOp> {
     return success();
   }
 };
+
+/// A causal period that every row's query index stays below, without an
+/// offset, numbers the rows as they are: with top_left alignment any
+/// period of at least Lq, with bottom_right (which places the diagonal for
+/// P queries) only Lq itself.
+struct DropTrivialCausalPeriod : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<uint64_t> period = op.getCausalPeriod();
+    int64_t lq = op.getQuerySeqLen();
+    if (!period || op.getCausalOffset() || ShapedType::isDynamic(lq))
+      return rewriter.notifyMatchFailure(op, "no static period to drop");
+    bool trivial = *op.getCausal() == CausalAlignment::TopLeft
+                       ? static_cast<uint64_t>(lq) <= *period
+                       : static_cast<uint64_t>(lq) == *period;
+    if (!trivial)
+      return rewriter.notifyMatchFailure(op, "the period groups the rows");
+    rewriter.modifyOpInPlace(op, [&] { op.removeCausalPeriodAttr(); });
+    return success();
+  }
+};
 } // namespace
 
 void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<FoldInputScaling, DropTrivialMaskAndBias, DropZeroCausalOffset>(
-      context);
+  results.add<FoldInputScaling, DropTrivialMaskAndBias, DropZeroCausalOffset,
+              DropTrivialCausalPeriod>(context);
 }

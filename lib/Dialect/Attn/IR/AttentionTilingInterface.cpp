@@ -80,8 +80,10 @@ getKVHeadTile(OpBuilder &b, Location loc, AttentionOp op, OpFoldResult offset,
                           << g;
 }
 
-/// The causal offset (key j visible to query i iff j <= i + offset) of the
-/// tile whose first query row is `rowOffset`, or null if not causal.
+/// The causal offset of the tile whose first query row is `rowOffset`, or
+/// null if not causal: top_left's (key j visible to query i iff
+/// j <= i + offset), or, with a causal period, the rows' (which keeps the
+/// alignment).
 static Value getTileCausalOffset(OpBuilder &b, Location loc, AttentionOp op,
                                  OpFoldResult rowOffset) {
   std::optional<CausalAlignment> causal = op.getCausal();
@@ -90,7 +92,7 @@ static Value getTileCausalOffset(OpBuilder &b, Location loc, AttentionOp op,
   AffineExpr d0, d1, d2;
   bindDims(b.getContext(), d0, d1, d2);
   OpFoldResult tileOffset;
-  if (*causal == CausalAlignment::BottomRight) {
+  if (*causal == CausalAlignment::BottomRight && !op.getCausalPeriod()) {
     // i0 + Lk - Lq
     OpFoldResult lk =
         linalg::createFoldedDimOp(b, loc, op.getKey(), op.getSeqDim());
@@ -172,10 +174,12 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   if (hasPureTensorSemantics())
     resultTypes.push_back(initSlice.getType());
   Operation *tiled = mlir::clone(b, getOperation(), resultTypes, operands);
-  // The tile is top_left with an explicit offset, whatever the alignment was.
+  // The tile has an explicit offset, and is top_left whatever the alignment
+  // was unless a period keeps it.
   if (getCausal()) {
     auto tiledOp = cast<AttentionOp>(tiled);
-    tiledOp.setCausal(CausalAlignment::TopLeft);
+    if (!getCausalPeriod())
+      tiledOp.setCausal(CausalAlignment::TopLeft);
     tiledOp->setAttr(tiledOp.getOperandSegmentSizesAttrName(),
                      b.getDenseI32ArrayAttr({1, 1, 1, getMask() ? 1 : 0,
                                              getBias() ? 1 : 0, 1, 1}));

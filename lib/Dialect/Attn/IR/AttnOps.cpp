@@ -30,15 +30,19 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
                         Value key, Value value, Value mask, Value bias,
                         Value init, float scale,
                         std::optional<CausalAlignment> causal,
-                        Value causalOffset) {
+                        Value causalOffset,
+                        std::optional<int64_t> causalPeriod) {
   SmallVector<Type> resultTypes;
   if (isa<RankedTensorType>(init.getType()))
     resultTypes.push_back(init.getType());
   CausalAlignmentAttr causalAttr;
   if (causal)
     causalAttr = CausalAlignmentAttr::get(builder.getContext(), *causal);
+  IntegerAttr periodAttr;
+  if (causalPeriod)
+    periodAttr = builder.getI64IntegerAttr(*causalPeriod);
   build(builder, state, resultTypes, query, key, value, mask, bias, init,
-        causalOffset, builder.getF32FloatAttr(scale), causalAttr);
+        causalOffset, builder.getF32FloatAttr(scale), causalAttr, periodAttr);
 }
 
 int64_t AttentionOp::getHeadGroupSize() {
@@ -210,8 +214,12 @@ LogicalResult AttentionOp::verify() {
                        /*allowBool=*/false)))
     return failure();
 
-  if (getCausalOffset() && getCausal() != CausalAlignment::TopLeft)
-    return emitOpError("causal_offset requires causal = top_left");
+  if (getCausalPeriod() && !getCausal())
+    return emitOpError("causal_period requires causal");
+  if (getCausalOffset() && getCausal() != CausalAlignment::TopLeft &&
+      !getCausalPeriod())
+    return emitOpError(
+        "causal_offset requires causal = top_left or a causal_period");
 
   float scale = getScaleValue();
   if (!std::isfinite(scale))

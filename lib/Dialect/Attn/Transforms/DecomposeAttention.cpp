@@ -155,18 +155,26 @@ Value Decomposer::applyScaleBiasMasks(Value scores) {
   }
   maps.push_back(b.getMultiDimIdentityMap(rank));
 
-  // Causal: key j is visible to query i iff j <= i + offset.
-  Value causalOffset;
+  // Causal: key j is visible to row i iff j <= pos(i) + diagonal, where
+  // pos(i) = i (+ the offset of rows, modulo the period, with a period).
+  // Without a period the offset joins the diagonal.
+  Value rowOffset, diagonal, period;
   if (std::optional<CausalAlignment> causal = op.getCausal()) {
+    std::optional<uint64_t> p = op.getCausalPeriod();
+    if (p) {
+      period = arith::ConstantIndexOp::create(b, loc, *p);
+      rowOffset = op.getCausalOffset();
+    }
     if (*causal == CausalAlignment::TopLeft) {
-      causalOffset =
-          op.getCausalOffset()
-              ? op.getCausalOffset()
-              : arith::ConstantIndexOp::create(b, loc, 0).getResult();
+      diagonal = !p && op.getCausalOffset()
+                     ? op.getCausalOffset()
+                     : arith::ConstantIndexOp::create(b, loc, 0).getResult();
     } else {
       Value lk = getValueOrCreateConstantIndexOp(b, loc, dim(k, rank - 2));
-      Value lq = getValueOrCreateConstantIndexOp(b, loc, dim(q, rank - 2));
-      causalOffset = arith::SubIOp::create(b, loc, lk, lq);
+      Value queries =
+          p ? period
+            : getValueOrCreateConstantIndexOp(b, loc, dim(q, rank - 2));
+      diagonal = arith::SubIOp::create(b, loc, lk, queries);
     }
   }
 
@@ -197,10 +205,15 @@ Value Decomposer::applyScaleBiasMasks(Value scores) {
                               : arith::AddFOp::create(nb, l, s, toF32(nb, m))
                                     .getResult();
                }
-               if (causalOffset) {
+               if (diagonal) {
                  Value i = linalg::IndexOp::create(nb, l, rank - 2);
                  Value j = linalg::IndexOp::create(nb, l, rank - 1);
-                 Value limit = arith::AddIOp::create(nb, l, i, causalOffset);
+                 Value pos = i;
+                 if (rowOffset)
+                   pos = arith::AddIOp::create(nb, l, pos, rowOffset);
+                 if (period)
+                   pos = arith::RemUIOp::create(nb, l, pos, period);
+                 Value limit = arith::AddIOp::create(nb, l, pos, diagonal);
                  Value visible = arith::CmpIOp::create(
                      nb, l, arith::CmpIPredicate::sle, j, limit);
                  s = arith::SelectOp::create(nb, l, visible, s, negInf);

@@ -234,6 +234,9 @@ private:
   Value qT;       // scratch [D, R] f32: q^T * scale * log2(e)
   Value lq, lk;   // index
   Value diagonal; // causal: key j visible to row i iff j <= i + diagonal
+  // With a causal period, row i's last visible key, (i + offset) mod P +
+  // diagonal, for the tile's rows (i32 [R]).
+  Value periodicLimits;
 };
 } // namespace
 
@@ -286,7 +289,8 @@ Value OnlineSoftmaxEmitter::scoresT(OpBuilder &b, Value j0, bool masked) {
   Value visible =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, keys, end);
   if (diagonal) {
-    Value rowLimit = broadcastKeys(b, iota(b, R, diagonal));
+    Value rowLimit = broadcastKeys(b, periodicLimits ? periodicLimits
+                                                     : iota(b, R, diagonal));
     Value causal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
                                          keys, rowLimit);
     visible = arith::AndIOp::create(b, loc, visible, causal);
@@ -412,7 +416,9 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
                                   arith::MaxSIOp::create(b, loc, x, zero), hi);
   };
   Value kvEnd = lk, fullLimit = lk;
-  if (std::optional<CausalAlignment> causal = op.getCausal()) {
+  std::optional<uint64_t> period = op.getCausalPeriod();
+  if (std::optional<CausalAlignment> causal = op.getCausal();
+      causal && !period) {
     if (*causal == CausalAlignment::BottomRight)
       diagonal = arith::SubIOp::create(b, loc, lk, lq);
     else
@@ -422,6 +428,41 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
     // visible to every row and need no causal mask.
     kvEnd = clamp(arith::AddIOp::create(b, loc, lq, diagonal), lk);
     fullLimit = clamp(arith::AddIOp::create(b, loc, diagonal, cst(b, 1)), lk);
+  } else if (causal) {
+    // Row i is query (i + offset) mod P. The tile's rows run from query
+    // `first` up, and wrap to query 0 after P - 1 if there are enough.
+    Value p = cst(b, *period);
+    diagonal = *causal == CausalAlignment::BottomRight
+                   ? arith::SubIOp::create(b, loc, lk, p).getResult()
+                   : zero;
+    Value offset = op.getCausalOffset() ? op.getCausalOffset() : zero;
+    Type i32 = b.getI32Type();
+    periodicLimits = arith::AddIOp::create(
+        b, loc,
+        arith::RemUIOp::create(b, loc, iota(b, R, offset),
+                               vector::BroadcastOp::create(
+                                   b, loc, vec(b, {R}, i32),
+                                   arith::IndexCastOp::create(b, loc, i32, p))),
+        vector::BroadcastOp::create(
+            b, loc, vec(b, {R}, i32),
+            arith::IndexCastOp::create(b, loc, i32, diagonal)));
+    Value first = arith::RemUIOp::create(b, loc, offset, p);
+    Value last = arith::SubIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, lq), cst(b, 1));
+    Value wraps =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, last, p);
+    Value maxQuery = arith::SelectOp::create(
+        b, loc, wraps, arith::SubIOp::create(b, loc, p, cst(b, 1)), last);
+    Value minQuery = arith::SelectOp::create(b, loc, wraps, zero, first);
+    kvEnd = clamp(arith::AddIOp::create(
+                      b, loc, arith::AddIOp::create(b, loc, maxQuery, diagonal),
+                      cst(b, 1)),
+                  lk);
+    fullLimit =
+        clamp(arith::AddIOp::create(
+                  b, loc, arith::AddIOp::create(b, loc, minQuery, diagonal),
+                  cst(b, 1)),
+              lk);
   }
   Value fullEnd = arith::MulIOp::create(
       b, loc, arith::DivSIOp::create(b, loc, fullLimit, cst(b, C)), cst(b, C));

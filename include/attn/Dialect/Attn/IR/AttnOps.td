@@ -76,6 +76,17 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     tiling along `Lq` produces: a tile of rows starting at row `i0` of a
     causal problem is a causal problem with its diagonal moved by `i0`.
 
+    `causal_period = P` (only with `causal`) says that the rows are groups
+    of `P` queries, as in grouped-query attention with a group's query
+    heads packed into the rows: row `i` is query `(i + c) mod P`, where `c`
+    is the causal offset (0 when absent; it must not be negative), and the
+    alignment places the diagonal for `P` queries. Key `j` is visible to row
+    `i` iff `j <= (i + c) mod P` (`top_left`) or
+    `j <= (i + c) mod P + Lk - P` (`bottom_right`). With a period the offset
+    moves the rows, not the diagonal, so it is allowed with either
+    alignment: a tile of rows starting at row `i0` has the offset `c + i0`
+    and keeps its alignment and period.
+
     On tensors the op returns the result; on memrefs it writes `init` and has
     no result.
 
@@ -99,7 +110,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     Attn_TensorOrMemRef:$init,
     Optional<Index>:$causal_offset,
     F32Attr:$scale,
-    OptionalAttr<Attn_CausalAlignmentAttr>:$causal
+    OptionalAttr<Attn_CausalAlignmentAttr>:$causal,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$causal_period
   );
   let results = (outs Variadic<AnyRankedTensor>:$results);
 
@@ -111,6 +123,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     `outs` `(` $init `:` type($init) `)`
     `scale` `=` $scale
     (`causal` `=` $causal^)?
+    (`causal_period` `=` $causal_period^)?
     (`causal_offset` `(` $causal_offset^ `)`)?
     attr-dict (`->` type($results)^)?
   }];
@@ -121,7 +134,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [
                    "::mlir::Value":$bias, "::mlir::Value":$init,
                    "float":$scale,
                    "std::optional<::mlir::attn::CausalAlignment>":$causal,
-                   CArg<"::mlir::Value", "{}">:$causalOffset)>
+                   CArg<"::mlir::Value", "{}">:$causalOffset,
+                   CArg<"std::optional<int64_t>", "std::nullopt">:$causalPeriod)>
   ];
 
   let extraClassDeclaration = [{

@@ -227,6 +227,8 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   cfg.elemType = elem;
   cfg.scale = op.getScaleValue();
   cfg.causal = op.getCausal();
+  if (std::optional<uint64_t> period = op.getCausalPeriod())
+    cfg.causalPeriod = static_cast<int64_t>(*period);
   // Default tiles. As in FlashAttention-2 on sm_90, 128 query rows (two m16
   // row tiles per warp, so each K/V fragment feeds two mma) with 64-key
   // blocks, where that fits in 255 registers without spills (measured with
@@ -473,6 +475,15 @@ private:
       return add(mul(warp, pc(16)), pc(64 * rt));
     return add(mul(warp, pc(cfg.rowsPerWarp())), pc(16 * rt));
   }
+  /// The query index of row `row` (per thread) in the causal rule: the row
+  /// itself, or with a causal period (row + offset) mod P.
+  Value queryIndex(Value row) {
+    if (!cfg.causalPeriod)
+      return row;
+    if (rowShift)
+      row = add(row, t.lift(rowShift));
+    return rem(row, pc(cfg.causalPeriod));
+  }
   /// The column, within its 64-column panel, where element `col` of row
   /// `row` is stored in the 128-byte-swizzled layout (per thread).
   Value swizzledColumn(Value row, Value col) {
@@ -711,6 +722,9 @@ private:
   // Set up by setUp(), uniform.
   SmallVector<Value> batchIdx;
   Value head, kvHead, q0, lq, lk, diagOffset;
+  // With a causal period: the rows' shift (or null) and the block's
+  // smallest query index (see queryIndex).
+  Value rowShift, firstQuery;
   // See pairedLoadCondition; pairedLoads: all of those that are not null.
   Value maskPaired, biasPaired, pairedLoads;
   Value sQ, sK, sV;
@@ -867,9 +881,10 @@ SmallVector<Value> FlashAttentionEmitter::applyMasks(ArrayRef<Value> s,
   for (int half = 0; half < 2; ++half) {
     Value last = lastBeforeLk;
     if (cfg.causal)
-      last =
-          minS(last, arith::SubIOp::create(
-                         b, loc, add(rows[half], t.lift(diagOffset)), colBase));
+      last = minS(last,
+                  arith::SubIOp::create(
+                      b, loc, add(queryIndex(rows[half]), t.lift(diagOffset)),
+                      colBase));
     last = maxS(minS(last, pc(cfg.blockKV)), pc(-1));
     lastOffset[half] =
         arith::IndexCastOp::create(b, loc, t.perThreadType(i32), last);
@@ -1074,12 +1089,17 @@ void FlashAttentionEmitter::setUp() {
   lq = dim(ops.query, rank - 2);
   lk = dim(ops.key, rank - 2);
   q0 = mul(qBlock, ci(bm));
-  // Key j is visible to query i iff j <= i + diagOffset.
+  // Key j is visible to row i iff j <= queryIndex(i) + diagOffset: i, or
+  // with a causal period (i + offset) mod P, whose diagonal is placed for
+  // P queries and is not moved by the offset.
   if (cfg.causal) {
+    Value queries = cfg.causalPeriod ? ci(cfg.causalPeriod) : lq;
     diagOffset = *cfg.causal == CausalAlignment::BottomRight
-                     ? arith::SubIOp::create(b, loc, lk, lq).getResult()
+                     ? arith::SubIOp::create(b, loc, lk, queries).getResult()
                      : ci(0);
-    if (ops.causalOffset)
+    if (cfg.causalPeriod)
+      rowShift = ops.causalOffset;
+    else if (ops.causalOffset)
       diagOffset = add(diagOffset, ops.causalOffset);
   }
 
@@ -1120,7 +1140,23 @@ void FlashAttentionEmitter::setUp() {
   if (cfg.causal) {
     Value lastRow =
         arith::SubIOp::create(b, loc, minS(add(q0, ci(bm)), lq), ci(1));
-    Value lastKey = add(lastRow, diagOffset);
+    Value lastQuery = lastRow;
+    firstQuery = q0;
+    if (cfg.causalPeriod) {
+      // The block's rows from q0 to lastRow: their queries run up from
+      // q0's, or take every index where they wrap around the period.
+      Value period = ci(cfg.causalPeriod);
+      Value first = q0, last = lastRow;
+      if (rowShift) {
+        first = add(first, rowShift);
+        last = add(last, rowShift);
+      }
+      Value wraps =
+          cmp(arith::CmpIPredicate::ne, div(first, period), div(last, period));
+      firstQuery = sel(wraps, ci(0), rem(first, period));
+      lastQuery = sel(wraps, ci(cfg.causalPeriod - 1), rem(last, period));
+    }
+    Value lastKey = add(lastQuery, diagOffset);
     Value causalBlocks =
         sel(cmp(arith::CmpIPredicate::slt, lastKey, ci(0)), ci(0),
             add(arith::DivSIOp::create(b, loc, lastKey, ci(bn)), ci(1)));
@@ -1211,7 +1247,7 @@ void FlashAttentionEmitter::computeLogits(MutableArrayRef<SmallVector<Value>> s,
   if (cfg.causal) {
     Value crosses = cmp(arith::CmpIPredicate::sgt,
                         arith::SubIOp::create(b, loc, blockEnd, ci(1)),
-                        add(q0, diagOffset));
+                        add(firstQuery, diagOffset));
     needMask = arith::OrIOp::create(b, loc, needMask, crosses);
   }
   SmallVector<Type> types(tiles.size() * sTiles * 4,

@@ -41,6 +41,8 @@ struct FlashKernelConfig {
   Type elemType;
   double scale = 1.0;
   std::optional<CausalAlignment> causal;
+  /// The op's causal period (row i is query (i + offset) mod P), or 0.
+  int64_t causalPeriod = 0;
 
   /// The Hopper path (sm_90a): both products on wgmma m64nNk16, each
   /// row tile a 64-row slab of the warpgroup (warp w owns rows 16 w ..
@@ -188,7 +190,8 @@ getFlashKernelConfig(AttentionOp op, const FlashKernelRequest &request,
 /// The memref operands of one attention, as the kernel reads them.
 struct FlashKernelOperands {
   Value query, key, value, mask, bias, out;
-  /// Extra diagonal shift (index) for `causal = top_left`, or null.
+  /// The op's causal offset (index), or null: a diagonal shift for
+  /// `causal = top_left`, a row shift with a causal period.
   Value causalOffset;
   /// The TMA path on the GPU: the tensor maps (!nvgpu.tensormap.descriptor)
   /// of query, key and value, encoded on the host. Null in the emulation,
