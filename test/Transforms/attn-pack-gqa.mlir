@@ -115,6 +115,25 @@ func.func @dynamic_rows_causal(%q: memref<?x16x?x128xbf16>, %k: memref<?x4x?x128
 
 // -----
 
+// Causal rows: 4 heads of 4 queries keep bottom-right alignment for a
+// period of 4 queries (row i is query i mod 4). One query with top-left
+// alignment sees the first key only: a period of 1.
+// CHECK-LABEL: func.func @causal
+// CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x16x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>) outs(%{{.*}} : tensor<2x16x64xf16>) scale = 1.250000e-01 causal = bottom_right causal_period = 4 -> tensor<2x16x64xf16>
+// CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>) outs(%{{.*}} : tensor<2x4x64xf16>) scale = 1.250000e-01 causal = top_left causal_period = 1 -> tensor<2x4x64xf16>
+func.func @causal(%q: tensor<8x4x64xf16>, %k: tensor<2x9x64xf16>,
+                  %v: tensor<2x9x64xf16>, %o: tensor<8x4x64xf16>,
+                  %q1: tensor<8x1x64xf16>, %o1: tensor<8x1x64xf16>)
+    -> (tensor<8x4x64xf16>, tensor<8x1x64xf16>) {
+  %0 = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      outs(%o : tensor<8x4x64xf16>) scale = 0.125 causal = bottom_right -> tensor<8x4x64xf16>
+  %1 = attn.attention ins(%q1, %k, %v : tensor<8x1x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      outs(%o1 : tensor<8x1x64xf16>) scale = 0.125 causal = top_left -> tensor<8x1x64xf16>
+  return %0, %1 : tensor<8x4x64xf16>, tensor<8x1x64xf16>
+}
+
+// -----
+
 // 128 queries fill 128-row tiles already: packing would not read K/V less.
 // CHECK-LABEL: func.func @long_query
 // CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<8x128x64xf16>,
@@ -141,15 +160,16 @@ func.func @not_packed(%q: tensor<8x4x64xf16>, %k: tensor<2x9x64xf16>,
                       %mh: tensor<1x4x9xi1>, %mr: tensor<8x1x9xf16>,
                       %md: tensor<8x?x9xi1>,
                       %qm: tensor<2x4x64xf16>, %om: tensor<2x4x64xf16>,
+                      %qd: tensor<8x?x64xf16>, %od: tensor<8x?x64xf16>,
                       %c: index) {
-  // A packed row tile holds several queries: no causal diagonal.
-  // expected-remark @below {{query heads not packed: it is causal (other than bottom-right with one query)}}
-  %0 = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
-                      outs(%o : tensor<8x4x64xf16>) scale = 0.125 causal = bottom_right -> tensor<8x4x64xf16>
-  // With one query, top-left alignment shows it the first key only.
-  // expected-remark @below {{query heads not packed: it is causal (other than bottom-right with one query)}}
-  %1 = attn.attention ins(%q1, %k, %v : tensor<8x1x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
-                      outs(%o1 : tensor<8x1x64xf16>) scale = 0.125 causal = top_left -> tensor<8x1x64xf16>
+  // The causal period of packed rows must be static.
+  // expected-remark @below {{query heads not packed: it is causal (top-left) with a query length known only at run time}}
+  %0 = attn.attention ins(%qd, %k, %v : tensor<8x?x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      outs(%od : tensor<8x?x64xf16>) scale = 0.125 causal = top_left -> tensor<8x?x64xf16>
+  // Rows that are already groups of queries (and the heads of a group).
+  // expected-remark @below {{query heads not packed: it has a causal period}}
+  %1 = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      outs(%o : tensor<8x4x64xf16>) scale = 0.125 causal = top_left causal_period = 2 -> tensor<8x4x64xf16>
   // expected-remark @below {{query heads not packed: it has a causal offset}}
   %2 = attn.attention ins(%q1, %k, %v : tensor<8x1x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
                       outs(%o1 : tensor<8x1x64xf16>) scale = 0.125 causal = top_left causal_offset(%c) -> tensor<8x1x64xf16>

@@ -682,10 +682,11 @@ def random_split_kv(p: dict) -> int:
 def random_pack_gqa(p: dict) -> bool:
     """GQA packing (--attn-pack-gqa) for half of the grouped-query problems,
     drawn from the problem itself like random_split_kv. Most problems are
-    not packable as drawn (long query tiles, causal masks, masks broadcast
-    over only one of the heads and rows), so three in four packed ones are
-    made packable in place: few query rows, no causal mask but bottom-right
-    with one row, and masks and biases full or broadcast over both."""
+    not packable as drawn (long query tiles, masks broadcast over only one
+    of the heads and rows), so three in four packed ones are made packable
+    in place: few query rows (causal ones too: packed rows are a causal
+    period of Lq queries), and masks and biases full or broadcast over
+    both."""
     if p["hq"] == p["hkv"]:
         return False
     rng = np.random.default_rng(zlib.crc32(
@@ -695,10 +696,6 @@ def random_pack_gqa(p: dict) -> bool:
     if rng.random() < 0.75:
         q = copy.deepcopy(p)
         q["lq"] = int(rng.choice([1, 1, 1, 2, 3, 7, 17]))
-        if q["causal"] == "top_left":
-            q["causal"] = None
-        if q["causal"] == "bottom_right":
-            q["lq"] = 1
         heads = len(q["batch"])
         for key in ("mask", "bias"):
             if q[key]:

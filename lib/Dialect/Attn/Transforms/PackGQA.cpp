@@ -10,6 +10,7 @@
 // key/value head whose query rows are the group's rows. A kernel whose
 // blocks own query rows then reads each K/V head once per block of rows
 // instead of once per query head, which is what decoding (Lq = 1) needs.
+// Causal rows are then groups of Lq queries: the op's causal period.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,13 +115,17 @@ static std::string whyNotPacked(AttentionOp op, int64_t blockRows) {
   bool dynamicLq = ShapedType::isDynamic(lq);
   if (lq == 0)
     return "it has no query rows";
-  // Packed rows hold several queries, so no causal diagonal can be drawn
-  // through them; with one query, bottom-right alignment hides nothing.
+  // Packed causal rows are g groups of Lq queries: a causal period of Lq,
+  // static. (With one query, bottom-right alignment hides nothing: a
+  // query length known at run time packs where it is 1.)
   if (op.getCausalOffset())
     return "it has a causal offset";
-  if (op.getCausal() && !(*op.getCausal() == CausalAlignment::BottomRight &&
-                          (lq == 1 || dynamicLq)))
-    return "it is causal (other than bottom-right with one query)";
+  if (op.getCausalPeriod())
+    return "it has a causal period";
+  if (op.getCausal() && dynamicLq &&
+      *op.getCausal() != CausalAlignment::BottomRight)
+    return "it is causal (top-left) with a query length known only at run "
+           "time";
   int64_t rank = op.getRank();
   for (Value operand : {op.getMask(), op.getBias()}) {
     if (!operand || broadcastsOverGroup(op, operand))
@@ -205,12 +210,21 @@ createPacked(RewriterBase &rewriter, AttentionOp op) {
       return operand;
     return packRows(rewriter, loc, reshape, operand);
   };
-  // No causal alignment: it is bottom-right, only where there is one query,
-  // which it hides no key from.
+  // Causal rows keep their alignment for a period of Lq queries, except
+  // that bottom-right alignment hides no key from one query (a query length
+  // known at run time is packed only where it is 1).
+  std::optional<CausalAlignment> causal = op.getCausal();
+  std::optional<int64_t> period;
+  int64_t lq = op.getQuerySeqLen();
+  if (causal && *causal == CausalAlignment::BottomRight &&
+      (lq == 1 || ShapedType::isDynamic(lq)))
+    causal = std::nullopt;
+  else if (causal)
+    period = lq;
   auto packed = AttentionOp::create(
       rewriter, loc, pack(op.getQuery()), op.getKey(), op.getValue(),
       pack(op.getMask()), pack(op.getBias()), pack(op.getInit()),
-      op.getScaleValue(), /*causal=*/std::nullopt);
+      op.getScaleValue(), causal, /*causalOffset=*/Value(), period);
   packed->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   SmallVector<Value> results;
   if (op->getNumResults() == 1)
