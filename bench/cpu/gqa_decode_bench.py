@@ -11,6 +11,10 @@ reads K and V once. The table gives GB/s of K and V read once (2 * B *
 Hkv * Lk * D * 4 bytes, f32) next to times: decoding should be bound by
 that traffic, and the fused CPU kernel is not yet (docs/performance.md).
 
+With --causal the rows are causal too (speculative decoding: Lq > 1
+new tokens, bottom-right aligned); packed, they keep their alignment with a
+causal period of Lq.
+
 Each MLIR program fills q, k, v deterministically, calls the attention
 function --reps times (rtclock around each call: JIT compilation and
 set-up excluded) and prints the times, then the sum of the last output,
@@ -33,35 +37,40 @@ import numpy as np
 from mlir_bench import lower_and_run, mlir_fill, numpy_fill, timing_module
 
 
-def mlir_program(b, hq, hkv, lq, lk, d, reps):
+def mlir_program(b, hq, hkv, lq, lk, d, reps, causal):
     tq = f"tensor<{b}x{hq}x{lq}x{d}xf32>"
     tk = f"tensor<{b}x{hkv}x{lk}x{d}xf32>"
     scale = 1.0 / np.sqrt(d)
     fills = (mlir_fill("q", 7, tq) + mlir_fill("k", 5, tk)
              + mlir_fill("v", 3, tk))
-    return timing_module(tq, tk, f"scale = {scale:.9e}", fills, reps)
+    attrs = f"scale = {scale:.9e}" + (f" causal = {causal}" if causal else "")
+    return timing_module(tq, tk, attrs, fills, reps)
 
 
-def run_mlir(opt, pipeline, shape, reps, work, tag):
+def run_mlir(opt, pipeline, shape, reps, causal, work, tag):
     src = os.path.join(work, f"gqa-{tag}.mlir")
     with open(src, "w") as f:
-        f.write(mlir_program(*shape, reps))
+        f.write(mlir_program(*shape, reps, causal))
     out = lower_and_run(opt, pipeline, src).stdout.split()
     return [float(x) for x in out[:reps]], float(out[reps])
 
 
-def reference(b, hq, hkv, lq, lk, d):
+def reference(b, hq, hkv, lq, lk, d, causal):
     """float64 attention on the benchmark's inputs, and numpy's float32
     time for one call (unfused, K/V broadcast to the query heads)."""
     q = numpy_fill((b, hq, lq, d), 7)
     k = numpy_fill((b, hkv, lk, d), 5)
     v = numpy_fill((b, hkv, lk, d), 3)
     g = hq // hkv
+    i, j = np.arange(lq)[:, None], np.arange(lk)[None, :]
+    shift = {None: None, "top_left": 0, "bottom_right": lk - lq}[causal]
 
     def attend(q, k, v):
         kk = np.repeat(k, g, axis=1)
         vv = np.repeat(v, g, axis=1)
         s = q @ kk.transpose(0, 1, 3, 2) * (1.0 / np.sqrt(d))
+        if shift is not None:
+            s = np.where(j <= i + shift, s, -np.inf)
         s = s - s.max(axis=-1, keepdims=True)
         p = np.exp(s)
         return (p / p.sum(axis=-1, keepdims=True)) @ vv
@@ -82,6 +91,8 @@ def main():
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--q-tile", type=int, default=16,
                     help="the fused pipeline's q-tile (rows per tile)")
+    ap.add_argument("--causal", choices=("top_left", "bottom_right"),
+                    help="causal rows (bottom_right: speculative decoding)")
     args = ap.parse_args()
     opt = os.path.join(args.build, "bin", "attn-opt")
     configs = [("unpacked",
@@ -96,11 +107,12 @@ def main():
         for item in args.shapes.split(";"):
             shape = tuple(int(x) for x in item.split(","))
             b, hq, hkv, lq, lk, d = shape
-            ref, numpy_s = reference(*shape)
+            ref, numpy_s = reference(*shape, args.causal)
             gbytes = 2.0 * b * hkv * lk * d * 4 / 1e9
             med = {}
             for name, pipeline in configs:
-                times, total = run_mlir(opt, pipeline, shape, args.reps, work,
+                times, total = run_mlir(opt, pipeline, shape, args.reps,
+                                        args.causal, work,
                                         f"{item.replace(',', '-')}-{name}")
                 # The sum of the outputs (each a convex combination of v).
                 if abs(total - ref.sum()) > 2e-5 * ref.size:
