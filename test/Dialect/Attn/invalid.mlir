@@ -312,3 +312,11 @@ func.func @causal_period_zero(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf3
   %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = top_left causal_period = 0 -> tensor<1x4x16x64xf32>
   return
 }
+
+// -----
+
+func.func @causal_period_too_large(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
+  // expected-error @+1 {{'attn.attention' op causal_period must be below 2^31, got 4294967296}}
+  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = top_left causal_period = 4294967296 -> tensor<1x4x16x64xf32>
+  return
+}

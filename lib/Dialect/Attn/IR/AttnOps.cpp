@@ -13,6 +13,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <cstdint>
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -216,6 +217,11 @@ LogicalResult AttentionOp::verify() {
 
   if (getCausalPeriod() && !getCausal())
     return emitOpError("causal_period requires causal");
+  // The lowerings compare row and key indices in 32 bits.
+  if (getCausalPeriod() &&
+      *getCausalPeriod() > static_cast<uint64_t>(INT32_MAX))
+    return emitOpError("causal_period must be below 2^31, got ")
+           << *getCausalPeriod();
   if (getCausalOffset() && getCausal() != CausalAlignment::TopLeft &&
       !getCausalPeriod())
     return emitOpError(

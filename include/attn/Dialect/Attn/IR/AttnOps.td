@@ -85,7 +85,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     `j <= (i + c) mod P + Lk - P` (`bottom_right`). With a period the offset
     moves the rows, not the diagonal, so it is allowed with either
     alignment: a tile of rows starting at row `i0` has the offset `c + i0`
-    and keeps its alignment and period.
+    and keeps its alignment and period. `P` is below 2^31.
 
     On tensors the op returns the result; on memrefs it writes `init` and has
     no result.
