@@ -170,7 +170,8 @@ func.func @causal_offset(%q: tensor<2x4x16xf32>, %o: tensor<2x4x16xf32>, %c: ind
 // CHECK: %[[LIM:.*]] = arith.addi %[[POS]], %[[DIAG]] : index
 // CHECK: arith.cmpi sle, %[[J]], %[[LIM]] : index
 func.func @causal_period(%q: tensor<2x20x16xf32>, %k: tensor<2x9x16xf32>, %o: tensor<2x20x16xf32>, %c: index) -> tensor<2x20x16xf32> {
+  %c5 = arith.constant 5 : index
   %0 = attn.attention ins(%q, %k, %k : tensor<2x20x16xf32>, tensor<2x9x16xf32>, tensor<2x9x16xf32>)
-         outs(%o : tensor<2x20x16xf32>) scale = 0.25 causal = bottom_right causal_period = 5 causal_offset(%c) -> tensor<2x20x16xf32>
+         outs(%o : tensor<2x20x16xf32>) scale = 0.25 causal = bottom_right causal_period(%c5) causal_offset(%c) -> tensor<2x20x16xf32>
   return %0 : tensor<2x20x16xf32>
 }

@@ -93,15 +93,22 @@ func.func @dynamic_rows(%q: tensor<8x?x64xf16>, %k: tensor<2x?x64xf16>,
 
 // -----
 
-// On memrefs, bottom-right causal: packed (and not causal) where Lq = 1.
+// On memrefs, bottom-right causal: packed and not causal where Lq = 1 (the
+// one query sees every key), else, where the tile test says so, packed
+// with the query length as its causal period.
 // CHECK-LABEL: func.func @dynamic_rows_causal
 // CHECK-SAME: %[[Q:[a-z0-9]+]]: memref<?x16x?x128xbf16>
 // CHECK: %[[LQ:.*]] = memref.dim %[[Q]], %c2
+// CHECK: %[[FILLS:.*]] = arith.cmpi ult
 // CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[LQ]], %c1
 // CHECK: scf.if %[[ONE]] {
 // CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x4x?x128xbf16>) scale = 1.250000e-01{{$}}
 // CHECK: } else {
-// CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x16x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right
+// CHECK: scf.if %[[FILLS]] {
+// CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x4x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right causal_period(%[[LQ]]){{$}}
+// CHECK: } else {
+// CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x16x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right{{$}}
+// CHECK: }
 // CHECK: }
 // CHECK-NEXT: return
 func.func @dynamic_rows_causal(%q: memref<?x16x?x128xbf16>, %k: memref<?x4x?x128xbf16>,
@@ -115,12 +122,34 @@ func.func @dynamic_rows_causal(%q: memref<?x16x?x128xbf16>, %k: memref<?x4x?x128
 
 // -----
 
+// Top-left, on tensors: the tile test alone (one query sees its first key
+// only, so Lq = 1 is not special).
+// CHECK-LABEL: func.func @dynamic_rows_top_left
+// CHECK: %[[LQ:.*]] = tensor.dim
+// CHECK: %[[FILLS:.*]] = arith.cmpi ult
+// CHECK-NOT: arith.cmpi eq
+// CHECK: %[[R:.*]] = scf.if %[[FILLS]] -> (tensor<8x?x64xf16>) {
+// CHECK: attn.attention {{.*}} outs(%{{.*}} : tensor<2x?x64xf16>) scale = 1.250000e-01 causal = top_left causal_period(%[[LQ]]) -> tensor<2x?x64xf16>
+// CHECK: } else {
+// CHECK: attn.attention {{.*}} outs(%{{.*}} : tensor<8x?x64xf16>) scale = 1.250000e-01 causal = top_left -> tensor<8x?x64xf16>
+// CHECK: return %[[R]]
+func.func @dynamic_rows_top_left(%q: tensor<8x?x64xf16>, %k: tensor<2x?x64xf16>,
+                                 %v: tensor<2x?x64xf16>, %o: tensor<8x?x64xf16>) -> tensor<8x?x64xf16> {
+  %r = attn.attention ins(%q, %k, %v : tensor<8x?x64xf16>, tensor<2x?x64xf16>, tensor<2x?x64xf16>)
+                      outs(%o : tensor<8x?x64xf16>) scale = 0.125 causal = top_left -> tensor<8x?x64xf16>
+  return %r : tensor<8x?x64xf16>
+}
+
+// -----
+
 // Causal rows: 4 heads of 4 queries keep bottom-right alignment for a
 // period of 4 queries (row i is query i mod 4). One query with top-left
 // alignment sees the first key only: a period of 1.
 // CHECK-LABEL: func.func @causal
-// CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x16x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>) outs(%{{.*}} : tensor<2x16x64xf16>) scale = 1.250000e-01 causal = bottom_right causal_period = 4 -> tensor<2x16x64xf16>
-// CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>) outs(%{{.*}} : tensor<2x4x64xf16>) scale = 1.250000e-01 causal = top_left causal_period = 1 -> tensor<2x4x64xf16>
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x16x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>) outs(%{{.*}} : tensor<2x16x64xf16>) scale = 1.250000e-01 causal = bottom_right causal_period(%[[C4]]) -> tensor<2x16x64xf16>
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>) outs(%{{.*}} : tensor<2x4x64xf16>) scale = 1.250000e-01 causal = top_left causal_period(%[[C1]]) -> tensor<2x4x64xf16>
 func.func @causal(%q: tensor<8x4x64xf16>, %k: tensor<2x9x64xf16>,
                   %v: tensor<2x9x64xf16>, %o: tensor<8x4x64xf16>,
                   %q1: tensor<8x1x64xf16>, %o1: tensor<8x1x64xf16>)
@@ -160,16 +189,11 @@ func.func @not_packed(%q: tensor<8x4x64xf16>, %k: tensor<2x9x64xf16>,
                       %mh: tensor<1x4x9xi1>, %mr: tensor<8x1x9xf16>,
                       %md: tensor<8x?x9xi1>,
                       %qm: tensor<2x4x64xf16>, %om: tensor<2x4x64xf16>,
-                      %qd: tensor<8x?x64xf16>, %od: tensor<8x?x64xf16>,
                       %c: index) {
-  // The causal period of packed rows must be static.
-  // expected-remark @below {{query heads not packed: it is causal (top-left) with a query length known only at run time}}
-  %0 = attn.attention ins(%qd, %k, %v : tensor<8x?x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
-                      outs(%od : tensor<8x?x64xf16>) scale = 0.125 causal = top_left -> tensor<8x?x64xf16>
   // Rows that are already groups of queries (and the heads of a group).
   // expected-remark @below {{query heads not packed: it has a causal period}}
   %1 = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
-                      outs(%o : tensor<8x4x64xf16>) scale = 0.125 causal = top_left causal_period = 2 -> tensor<8x4x64xf16>
+                      outs(%o : tensor<8x4x64xf16>) scale = 0.125 causal = top_left causal_period(%c) -> tensor<8x4x64xf16>
   // expected-remark @below {{query heads not packed: it has a causal offset}}
   %2 = attn.attention ins(%q1, %k, %v : tensor<8x1x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
                       outs(%o1 : tensor<8x1x64xf16>) scale = 0.125 causal = top_left causal_offset(%c) -> tensor<8x1x64xf16>

@@ -170,7 +170,8 @@ func.func @left_alone(%q: memref<4x8x16xf32>, %o: memref<4x8x16xf32>, %t: tensor
 // CHECK: vector.broadcast %[[LIMITS]] : vector<16xi32> to vector<32x16xi32>
 func.func @causal_period(%q: tensor<2x40x32xf16>, %k: tensor<2x100x32xf16>, %v: tensor<2x100x16xf16>,
                          %o: tensor<2x40x16xf16>) -> tensor<2x40x16xf16> {
+  %c10 = arith.constant 10 : index
   %0 = attn.attention ins(%q, %k, %v : tensor<2x40x32xf16>, tensor<2x100x32xf16>, tensor<2x100x16xf16>)
-         outs(%o : tensor<2x40x16xf16>) scale = 0.25 causal = bottom_right causal_period = 10 -> tensor<2x40x16xf16>
+         outs(%o : tensor<2x40x16xf16>) scale = 0.25 causal = bottom_right causal_period(%c10) -> tensor<2x40x16xf16>
   return %0 : tensor<2x40x16xf16>
 }

@@ -274,8 +274,9 @@ func.func @causal_offset(%q: memref<1x2x64x64xf16>, %k: memref<1x2x256x64xf16>,
 func.func @causal_period(%q: memref<1x2x20x64xf16>, %k: memref<1x2x256x64xf16>,
                          %v: memref<1x2x256x64xf16>, %o: memref<1x2x20x64xf16>,
                          %off: index) {
+  %c5 = arith.constant 5 : index
   attn.attention ins(%q, %k, %v : memref<1x2x20x64xf16>, memref<1x2x256x64xf16>, memref<1x2x256x64xf16>)
-                 outs(%o : memref<1x2x20x64xf16>) scale = 0.125 causal = bottom_right causal_period = 5 causal_offset(%off)
+                 outs(%o : memref<1x2x20x64xf16>) scale = 0.125 causal = bottom_right causal_period(%c5) causal_offset(%off)
   return
 }
 

@@ -193,6 +193,11 @@ def build_arg_parser() -> argparse.ArgumentParser:
                            "a key wrongly shown or hidden at the edge of the "
                            "row's window changes its output by O(1); needs "
                            "--dqk >= 2")
+    prob.add_argument("--dynamic-lq", action="store_true",
+                      help="run the op in a function of its own whose query "
+                           "and result have Lq dynamic (tensor<...x?x...>), "
+                           "so that what is decided from Lq is decided at "
+                           "run time")
     prob.add_argument("--seed", type=int, default=0, help="random seed")
 
     chk = p.add_argument_group("checking")
@@ -261,6 +266,8 @@ class Problem:
     # Extra elements around each row of the mask and bias (see
     # --operand-padding).
     padding: tuple[int, int] = (0, 0)
+    # The op in a function with Lq dynamic (see --dynamic-lq).
+    dynamic_lq: bool = False
 
 
 def check_broadcast(name: str, shape: list[int], score: list[int]) -> None:
@@ -373,7 +380,8 @@ def make_problem(args: argparse.Namespace) -> Problem:
                        args.bias.dtype)
 
     return Problem(q, k, v, mask, bias, scale, args.causal,
-                   batch + [hq, lq, dv], dt, args.operand_padding)
+                   batch + [hq, lq, dv], dt, args.operand_padding,
+                   getattr(args, "dynamic_lq", False))
 
 
 # ---------------------------------------------------------------------------
@@ -414,18 +422,47 @@ def emit_program(pb: Problem) -> str:
             f"  %{o.name} = tensor.extract_slice %{o.name}_wide[{zeros}] "
             f"[{sizes}] [{ones}] : {wide_ty} to {o.type}",
         ]
-    lines.append(f"  %init = tensor.empty() : {out_ty}")
-    op = (f"  %r = attn.attention ins(%q, %k, %v : {pb.q.type}, {pb.k.type}, "
-          f"{pb.v.type})")
+    q_ty = pb.q.type
+    if pb.dynamic_lq:
+        # The op in @attention, whose query and result have Lq dynamic: no
+        # pass folds the length in from @main's constants.
+        seq = len(pb.out_shape) - 2
+        dyn = lambda shape, dtype: ref.tensor_type(
+            [d if i != seq else "?" for i, d in enumerate(shape)], dtype)
+        q_ty, res_ty = dyn(pb.q.values.shape, pb.dtype), dyn(pb.out_shape,
+                                                            pb.dtype)
+        args = [("q", q_ty), ("k", pb.k.type), ("v", pb.v.type)] + [
+            (o.name, o.type) for o in optional]
+        names = ", ".join(f"%{n}" for n, _ in args)
+        types = ", ".join(t for _, t in args)
+        lines += [f"  %q_dyn = tensor.cast %q : {pb.q.type} to {q_ty}",
+                  f"  %r_dyn = call @attention(%q_dyn, "
+                  f"{names.split(', ', 1)[1]}) : ({types}) -> {res_ty}",
+                  f"  %r = tensor.cast %r_dyn : {res_ty} to {out_ty}"]
+        callee = [f"func.func @attention("
+                  + ", ".join(f"%{n}: {t}" for n, t in args)
+                  + f") -> {res_ty} {{",
+                  f"  %c_seq = arith.constant {seq} : index",
+                  "  %lq = tensor.dim %q, %c_seq : " + q_ty,
+                  f"  %init = tensor.empty(%lq) : {res_ty}"]
+        out_ty_op = res_ty
+    else:
+        lines.append(f"  %init = tensor.empty() : {out_ty}")
+        out_ty_op = out_ty
+    op = (f"  %r{'_op' if pb.dynamic_lq else ''} = attn.attention ins(%q, %k, "
+          f"%v : {q_ty}, {pb.k.type}, {pb.v.type})")
     if pb.mask is not None:
         op += f" mask(%m : {pb.mask.type})"
     if pb.bias is not None:
         op += f" bias(%b : {pb.bias.type})"
-    op += f" outs(%init : {out_ty}) scale = {format_scale(pb.scale)}"
+    op += f" outs(%init : {out_ty_op}) scale = {format_scale(pb.scale)}"
     if pb.causal:
         op += f" causal = {pb.causal}"
-    op += f" -> {out_ty}"
-    lines.append(op)
+    op += f" -> {out_ty_op}"
+    if pb.dynamic_lq:
+        callee += [op, f"  return %r_op : {out_ty_op}", "}"]
+    else:
+        lines.append(op)
 
     result = "%r"
     if pb.dtype != "f32":
@@ -450,6 +487,8 @@ def emit_program(pb: Problem) -> str:
         "  return",
         "}",
     ]
+    if pb.dynamic_lq:
+        lines += callee
     return "\n".join(lines) + "\n"
 
 

@@ -236,29 +236,42 @@ func.func @keep_nonzero_causal_offset(%q: !q, %k: !kv, %v: !kv, %o: !q) -> !q {
   return %0 : !q
 }
 
-// A period that leaves every row's query index as it is says nothing:
-// top_left with a period of at least Lq (16), bottom_right with Lq itself.
+// A constant period that leaves every row's query index as it is says
+// nothing: top_left with a period of at least Lq (16), bottom_right with Lq
+// itself.
 // CHECK-LABEL: func @drop_trivial_causal_period
 // CHECK: causal = top_left -> tensor
 // CHECK: causal = bottom_right -> tensor
 func.func @drop_trivial_causal_period(%q: !q, %k: !kv, %v: !kv, %o: !q) -> (!q, !q) {
-  %0 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period = 20 -> !q
-  %1 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = bottom_right causal_period = 16 -> !q
+  %c20 = arith.constant 20 : index
+  %c16 = arith.constant 16 : index
+  %0 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period(%c20) -> !q
+  %1 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = bottom_right causal_period(%c16) -> !q
   return %0, %1 : !q, !q
 }
 
-// Periods that group the rows, or move them (an offset), stay; a zero
-// offset goes, and then the period that it kept.
+// Periods that group the rows, or move them (an offset), stay, as does one
+// known only at run time; a zero offset goes, and then the period that it
+// kept.
 // CHECK-LABEL: func @keep_causal_period
-// CHECK: causal = bottom_right causal_period = 20 -> tensor
-// CHECK: causal = top_left causal_period = 4 -> tensor
-// CHECK: causal = top_left causal_period = 16 causal_offset(%{{.*}}) -> tensor
+// CHECK-SAME: %[[C:[a-z0-9]+]]: index, %[[P:[a-z0-9]+]]: index)
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C20:.*]] = arith.constant 20 : index
+// CHECK: causal = bottom_right causal_period(%[[C20]]) -> tensor
+// CHECK: causal = top_left causal_period(%[[C4]]) -> tensor
+// CHECK: causal = top_left causal_period(%[[C16]]) causal_offset(%[[C]]) -> tensor
 // CHECK: causal = top_left -> tensor
-func.func @keep_causal_period(%q: !q, %k: !kv, %v: !kv, %o: !q, %c: index) -> (!q, !q, !q, !q) {
+// CHECK: causal = top_left causal_period(%[[P]]) -> tensor
+func.func @keep_causal_period(%q: !q, %k: !kv, %v: !kv, %o: !q, %c: index, %p: index) -> (!q, !q, !q, !q, !q) {
   %c0 = arith.constant 0 : index
-  %0 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = bottom_right causal_period = 20 -> !q
-  %1 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period = 4 -> !q
-  %2 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period = 16 causal_offset(%c) -> !q
-  %3 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period = 16 causal_offset(%c0) -> !q
-  return %0, %1, %2, %3 : !q, !q, !q, !q
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c20 = arith.constant 20 : index
+  %0 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = bottom_right causal_period(%c20) -> !q
+  %1 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period(%c4) -> !q
+  %2 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period(%c16) causal_offset(%c) -> !q
+  %3 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period(%c16) causal_offset(%c0) -> !q
+  %4 = attn.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q) scale = 0.125 causal = top_left causal_period(%p) -> !q
+  return %0, %1, %2, %3, %4 : !q, !q, !q, !q, !q
 }

@@ -245,7 +245,7 @@ func.func @memref_with_result(%q: memref<1x4x16x64xf32>, %k: memref<1x4x8x64xf32
 
 func.func @unranked(%q: tensor<*xf32>, %k: tensor<1x4x8x64xf32>, %v: tensor<1x4x8x64xf32>, %o: tensor<1x4x16x64xf32>) {
   // expected-error @+1 {{'attn.attention' op operand #0 must be ranked tensor or memref, but got 'tensor<*xf32>'}}
-  %r = "attn.attention"(%q, %k, %v, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scale = 1.0 : f32}> : (tensor<*xf32>, tensor<1x4x8x64xf32>, tensor<1x4x8x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
+  %r = "attn.attention"(%q, %k, %v, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0, 0>, scale = 1.0 : f32}> : (tensor<*xf32>, tensor<1x4x8x64xf32>, tensor<1x4x8x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
   return
 }
 
@@ -253,7 +253,7 @@ func.func @unranked(%q: tensor<*xf32>, %k: tensor<1x4x8x64xf32>, %v: tensor<1x4x
 
 func.func @missing_scale(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
   // expected-error @+1 {{requires attribute 'scale'}}
-  %r = "attn.attention"(%q, %q, %q, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>}> : (tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
+  %r = "attn.attention"(%q, %q, %q, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0, 0>}> : (tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
   return
 }
 
@@ -269,7 +269,7 @@ func.func @missing_scale_custom(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64x
 
 func.func @scale_not_f32(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
   // expected-error @+1 {{attribute 'scale' failed to satisfy constraint: 32-bit float attribute}}
-  %r = "attn.attention"(%q, %q, %q, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scale = 1.0 : f64}> : (tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
+  %r = "attn.attention"(%q, %q, %q, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0, 0>, scale = 1.0 : f64}> : (tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32>
   return
 }
 
@@ -299,24 +299,35 @@ func.func @causal_offset_not_causal(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16
 
 // -----
 
-func.func @causal_period_not_causal(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
+func.func @causal_period_not_causal(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>, %p: index) {
   // expected-error @+1 {{'attn.attention' op causal_period requires causal}}
-  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal_period = 4 -> tensor<1x4x16x64xf32>
+  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal_period(%p) -> tensor<1x4x16x64xf32>
   return
 }
 
 // -----
 
 func.func @causal_period_zero(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
-  // expected-error @+1 {{attribute 'causal_period' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
-  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = top_left causal_period = 0 -> tensor<1x4x16x64xf32>
+  %p = arith.constant 0 : index
+  // expected-error @+1 {{'attn.attention' op causal_period must be positive and below 2^31, got 0}}
+  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = top_left causal_period(%p) -> tensor<1x4x16x64xf32>
   return
 }
 
 // -----
 
 func.func @causal_period_too_large(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>) {
-  // expected-error @+1 {{'attn.attention' op causal_period must be below 2^31, got 4294967296}}
-  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = top_left causal_period = 4294967296 -> tensor<1x4x16x64xf32>
+  %p = arith.constant 4294967296 : index
+  // expected-error @+1 {{'attn.attention' op causal_period must be positive and below 2^31, got 4294967296}}
+  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = top_left causal_period(%p) -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @causal_period_negative_offset(%q: tensor<1x4x16x64xf32>, %o: tensor<1x4x16x64xf32>, %p: index) {
+  %c = arith.constant -1 : index
+  // expected-error @+1 {{'attn.attention' op causal_offset must not be negative with a causal_period, got -1}}
+  %r = attn.attention ins(%q, %q, %q : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) outs(%o : tensor<1x4x16x64xf32>) scale = 1.0 causal = bottom_right causal_period(%p) causal_offset(%c) -> tensor<1x4x16x64xf32>
   return
 }

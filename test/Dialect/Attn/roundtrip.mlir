@@ -56,12 +56,12 @@ func.func @float_mask_bias_causal_bottom_right(%q: tensor<2x4x16x64xf16>, %k: te
 
 // Packed grouped-query rows: 4 heads of 5 queries, a tile's row offset.
 // CHECK-LABEL: func @causal_period_offset
-// CHECK: attn.attention ins({{.*}}) outs({{.*}}) scale = 1.250000e-01 causal = bottom_right causal_period = 5 causal_offset(%{{.*}}) -> tensor<1x2x20x64xf32>
+// CHECK: attn.attention ins({{.*}}) outs({{.*}}) scale = 1.250000e-01 causal = bottom_right causal_period(%{{.*}}) causal_offset(%{{.*}}) -> tensor<1x2x20x64xf32>
 func.func @causal_period_offset(%q: tensor<1x2x20x64xf32>, %k: tensor<1x2x32x64xf32>,
                                 %v: tensor<1x2x32x64xf32>, %o: tensor<1x2x20x64xf32>,
-                                %c: index) -> tensor<1x2x20x64xf32> {
+                                %p: index, %c: index) -> tensor<1x2x20x64xf32> {
   %0 = attn.attention ins(%q, %k, %v : tensor<1x2x20x64xf32>, tensor<1x2x32x64xf32>, tensor<1x2x32x64xf32>)
-         outs(%o : tensor<1x2x20x64xf32>) scale = 0.125 causal = bottom_right causal_period = 5
+         outs(%o : tensor<1x2x20x64xf32>) scale = 0.125 causal = bottom_right causal_period(%p)
          causal_offset(%c) -> tensor<1x2x20x64xf32>
   return %0 : tensor<1x2x20x64xf32>
 }

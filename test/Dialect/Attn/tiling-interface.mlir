@@ -100,23 +100,23 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Packed grouped-query rows (a period of 5 queries): a tile keeps its
+// Packed grouped-query rows (a period of %p queries): a tile keeps its
 // alignment and period, and its offset is its first row (plus the offset
 // it had), whichever the alignment.
 
 // CHECK-LABEL: func @tile_causal_period
-// CHECK-SAME: %[[C:[a-z0-9]+]]: index)
+// CHECK-SAME: %[[C:[a-z0-9]+]]: index, %[[P:[a-z0-9]+]]: index)
 // CHECK: scf.for %[[I:.*]] = %c0 to %c20 step %c8
-// CHECK: attn.attention {{.*}} causal = bottom_right causal_period = 5 causal_offset(%[[I]]) -> tensor<2x?x16xf32>
+// CHECK: attn.attention {{.*}} causal = bottom_right causal_period(%[[P]]) causal_offset(%[[I]]) -> tensor<2x?x16xf32>
 // CHECK: scf.for %[[J:.*]] = %c0 to %c20 step %c8
 // CHECK: %[[OFF:.*]] = affine.apply #{{.*}}(%[[J]])[%[[C]]]
-// CHECK: attn.attention {{.*}} causal = top_left causal_period = 5 causal_offset(%[[OFF]]) -> tensor<2x?x16xf32>
+// CHECK: attn.attention {{.*}} causal = top_left causal_period(%[[P]]) causal_offset(%[[OFF]]) -> tensor<2x?x16xf32>
 func.func @tile_causal_period(%q: tensor<2x20x16xf32>, %k: tensor<2x9x16xf32>,
-                              %o: tensor<2x20x16xf32>, %c: index) -> (tensor<2x20x16xf32>, tensor<2x20x16xf32>) {
+                              %o: tensor<2x20x16xf32>, %c: index, %p: index) -> (tensor<2x20x16xf32>, tensor<2x20x16xf32>) {
   %0 = attn.attention ins(%q, %k, %k : tensor<2x20x16xf32>, tensor<2x9x16xf32>, tensor<2x9x16xf32>)
-         outs(%o : tensor<2x20x16xf32>) scale = 0.25 causal = bottom_right causal_period = 5 -> tensor<2x20x16xf32>
+         outs(%o : tensor<2x20x16xf32>) scale = 0.25 causal = bottom_right causal_period(%p) -> tensor<2x20x16xf32>
   %1 = attn.attention ins(%q, %k, %k : tensor<2x20x16xf32>, tensor<2x9x16xf32>, tensor<2x9x16xf32>)
-         outs(%o : tensor<2x20x16xf32>) scale = 0.25 causal = top_left causal_period = 5 causal_offset(%c) -> tensor<2x20x16xf32>
+         outs(%o : tensor<2x20x16xf32>) scale = 0.25 causal = top_left causal_period(%p) causal_offset(%c) -> tensor<2x20x16xf32>
   return %0, %1 : tensor<2x20x16xf32>, tensor<2x20x16xf32>
 }
 

@@ -29,11 +29,10 @@ static constexpr StringLiteral kFoldedScaleAttrName = "attn.folded_scale";
 static AttentionOp rebuild(PatternRewriter &rewriter, AttentionOp op,
                            Value query, Value key, Value mask, Value bias,
                            double scale) {
-  auto newOp =
-      AttentionOp::create(rewriter, op.getLoc(), op->getResultTypes(), query,
-                          key, op.getValue(), mask, bias, op.getInit(),
-                          op.getCausalOffset(), rewriter.getF32FloatAttr(scale),
-                          op.getCausalAttr(), op.getCausalPeriodAttr());
+  auto newOp = AttentionOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), query, key, op.getValue(),
+      mask, bias, op.getInit(), op.getCausalOffset(), op.getCausalPeriod(),
+      rewriter.getF32FloatAttr(scale), op.getCausalAttr());
   for (NamedAttribute attr : op->getDiscardableAttrs())
     newOp->setAttr(attr.getName(), attr.getValue());
   rewriter.replaceOp(op, newOp->getResults());
@@ -128,25 +127,27 @@ struct DropZeroCausalOffset : OpRewritePattern<AttentionOp> {
   }
 };
 
-/// A causal period that every row's query index stays below, without an
-/// offset, numbers the rows as they are: with top_left alignment any
-/// period of at least Lq, with bottom_right (which places the diagonal for
-/// P queries) only Lq itself.
+/// A constant causal period that every row's query index stays below,
+/// without an offset, numbers the rows as they are: with top_left
+/// alignment any period of at least Lq, with bottom_right (which places the
+/// diagonal for P queries) only Lq itself.
 struct DropTrivialCausalPeriod : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    std::optional<uint64_t> period = op.getCausalPeriod();
+    APInt period;
     int64_t lq = op.getQuerySeqLen();
-    if (!period || op.getCausalOffset() || ShapedType::isDynamic(lq))
-      return rewriter.notifyMatchFailure(op, "no static period to drop");
+    if (!op.getCausalPeriod() || op.getCausalOffset() ||
+        ShapedType::isDynamic(lq) ||
+        !matchPattern(op.getCausalPeriod(), m_ConstantInt(&period)))
+      return rewriter.notifyMatchFailure(op, "no constant period to drop");
     bool trivial = *op.getCausal() == CausalAlignment::TopLeft
-                       ? static_cast<uint64_t>(lq) <= *period
-                       : static_cast<uint64_t>(lq) == *period;
+                       ? lq <= period.getSExtValue()
+                       : lq == period.getSExtValue();
     if (!trivial)
       return rewriter.notifyMatchFailure(op, "the period groups the rows");
-    rewriter.modifyOpInPlace(op, [&] { op.removeCausalPeriodAttr(); });
+    rewriter.modifyOpInPlace(op, [&] { op.getCausalPeriodMutable().clear(); });
     return success();
   }
 };

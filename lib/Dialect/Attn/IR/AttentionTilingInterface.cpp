@@ -167,8 +167,11 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   Value initSlice = domainSlice(getInit());
   operands.push_back(initSlice);
   // A tile of query rows starting at i0 sees the diagonal moved by i0.
-  if (Value offset = getTileCausalOffset(b, loc, *this, offsets[getSeqDim()]))
-    operands.push_back(offset);
+  Value tileOffset = getTileCausalOffset(b, loc, *this, offsets[getSeqDim()]);
+  if (tileOffset)
+    operands.push_back(tileOffset);
+  if (Value period = getCausalPeriod())
+    operands.push_back(period);
 
   SmallVector<Type> resultTypes;
   if (hasPureTensorSemantics())
@@ -180,9 +183,10 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     auto tiledOp = cast<AttentionOp>(tiled);
     if (!getCausalPeriod())
       tiledOp.setCausal(CausalAlignment::TopLeft);
-    tiledOp->setAttr(tiledOp.getOperandSegmentSizesAttrName(),
-                     b.getDenseI32ArrayAttr({1, 1, 1, getMask() ? 1 : 0,
-                                             getBias() ? 1 : 0, 1, 1}));
+    tiledOp->setAttr(
+        tiledOp.getOperandSegmentSizesAttrName(),
+        b.getDenseI32ArrayAttr({1, 1, 1, getMask() ? 1 : 0, getBias() ? 1 : 0,
+                                1, 1, getCausalPeriod() ? 1 : 0}));
   }
 
   SmallVector<Operation *> slices;

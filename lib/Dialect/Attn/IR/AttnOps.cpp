@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -31,19 +32,15 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
                         Value key, Value value, Value mask, Value bias,
                         Value init, float scale,
                         std::optional<CausalAlignment> causal,
-                        Value causalOffset,
-                        std::optional<int64_t> causalPeriod) {
+                        Value causalOffset, Value causalPeriod) {
   SmallVector<Type> resultTypes;
   if (isa<RankedTensorType>(init.getType()))
     resultTypes.push_back(init.getType());
   CausalAlignmentAttr causalAttr;
   if (causal)
     causalAttr = CausalAlignmentAttr::get(builder.getContext(), *causal);
-  IntegerAttr periodAttr;
-  if (causalPeriod)
-    periodAttr = builder.getI64IntegerAttr(*causalPeriod);
   build(builder, state, resultTypes, query, key, value, mask, bias, init,
-        causalOffset, builder.getF32FloatAttr(scale), causalAttr, periodAttr);
+        causalOffset, causalPeriod, builder.getF32FloatAttr(scale), causalAttr);
 }
 
 int64_t AttentionOp::getHeadGroupSize() {
@@ -218,10 +215,19 @@ LogicalResult AttentionOp::verify() {
   if (getCausalPeriod() && !getCausal())
     return emitOpError("causal_period requires causal");
   // The lowerings compare row and key indices in 32 bits.
+  APInt period;
   if (getCausalPeriod() &&
-      *getCausalPeriod() > static_cast<uint64_t>(INT32_MAX))
-    return emitOpError("causal_period must be below 2^31, got ")
-           << *getCausalPeriod();
+      matchPattern(getCausalPeriod(), m_ConstantInt(&period)) &&
+      (period.getSExtValue() <= 0 || period.getSExtValue() > INT32_MAX))
+    return emitOpError("causal_period must be positive and below 2^31, got ")
+           << period.getSExtValue();
+  APInt offset;
+  if (getCausalOffset() && getCausalPeriod() &&
+      matchPattern(getCausalOffset(), m_ConstantInt(&offset)) &&
+      offset.isNegative())
+    return emitOpError("causal_offset must not be negative with a "
+                       "causal_period, got ")
+           << offset.getSExtValue();
   if (getCausalOffset() && getCausal() != CausalAlignment::TopLeft &&
       !getCausalPeriod())
     return emitOpError(

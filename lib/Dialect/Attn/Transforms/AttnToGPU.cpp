@@ -222,6 +222,7 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
   operands.bias = op.getBias();
   operands.out = op.getInit();
   operands.causalOffset = op.getCausalOffset();
+  operands.causalPeriod = op.getCausalPeriod();
   std::array<Value, 3> grid = gridSize(b, loc, op, cfg);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
 

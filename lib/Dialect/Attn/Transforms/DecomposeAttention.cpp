@@ -158,22 +158,20 @@ Value Decomposer::applyScaleBiasMasks(Value scores) {
   // Causal: key j is visible to row i iff j <= pos(i) + diagonal, where
   // pos(i) = i (+ the offset of rows, modulo the period, with a period).
   // Without a period the offset joins the diagonal.
-  Value rowOffset, diagonal, period;
+  Value rowOffset, diagonal;
+  Value period = op.getCausalPeriod();
   if (std::optional<CausalAlignment> causal = op.getCausal()) {
-    std::optional<uint64_t> p = op.getCausalPeriod();
-    if (p) {
-      period = arith::ConstantIndexOp::create(b, loc, *p);
+    if (period)
       rowOffset = op.getCausalOffset();
-    }
     if (*causal == CausalAlignment::TopLeft) {
-      diagonal = !p && op.getCausalOffset()
+      diagonal = !period && op.getCausalOffset()
                      ? op.getCausalOffset()
                      : arith::ConstantIndexOp::create(b, loc, 0).getResult();
     } else {
       Value lk = getValueOrCreateConstantIndexOp(b, loc, dim(k, rank - 2));
       Value queries =
-          p ? period
-            : getValueOrCreateConstantIndexOp(b, loc, dim(q, rank - 2));
+          period ? period
+                 : getValueOrCreateConstantIndexOp(b, loc, dim(q, rank - 2));
       diagonal = arith::SubIOp::create(b, loc, lk, queries);
     }
   }

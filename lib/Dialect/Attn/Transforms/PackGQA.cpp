@@ -115,17 +115,12 @@ static std::string whyNotPacked(AttentionOp op, int64_t blockRows) {
   bool dynamicLq = ShapedType::isDynamic(lq);
   if (lq == 0)
     return "it has no query rows";
-  // Packed causal rows are g groups of Lq queries: a causal period of Lq,
-  // static. (With one query, bottom-right alignment hides nothing: a
-  // query length known at run time packs where it is 1.)
+  // Packed causal rows are g groups of Lq queries: a causal period of Lq.
+  // Rows that already are groups, or shifted, are left alone.
   if (op.getCausalOffset())
     return "it has a causal offset";
   if (op.getCausalPeriod())
     return "it has a causal period";
-  if (op.getCausal() && dynamicLq &&
-      *op.getCausal() != CausalAlignment::BottomRight)
-    return "it is causal (top-left) with a query length known only at run "
-           "time";
   int64_t rank = op.getRank();
   for (Value operand : {op.getMask(), op.getBias()}) {
     if (!operand || broadcastsOverGroup(op, operand))
@@ -197,11 +192,12 @@ static Value unpackRows(RewriterBase &rewriter, Location loc,
                        reshape.rows(), reshape.heads());
 }
 
-/// Replaces `op` by the packed op (and, on tensors, its result reshaped
-/// back) at the rewriter's insertion point. Returns the packed op and the
-/// replacement values.
+/// Creates the packed op (and, on tensors, its result reshaped back) at the
+/// rewriter's insertion point: causal with `period` (index) if it is set,
+/// else not causal. Returns the packed op and the values that replace
+/// `op`.
 static std::pair<AttentionOp, SmallVector<Value>>
-createPacked(RewriterBase &rewriter, AttentionOp op) {
+createPacked(RewriterBase &rewriter, AttentionOp op, Value period) {
   Location loc = op.getLoc();
   GroupReshape reshape{op.getRank(), op.getNumKVHeads(), op.getHeadGroupSize()};
   auto pack = [&](Value operand) -> Value {
@@ -210,17 +206,8 @@ createPacked(RewriterBase &rewriter, AttentionOp op) {
       return operand;
     return packRows(rewriter, loc, reshape, operand);
   };
-  // Causal rows keep their alignment for a period of Lq queries, except
-  // that bottom-right alignment hides no key from one query (a query length
-  // known at run time is packed only where it is 1).
-  std::optional<CausalAlignment> causal = op.getCausal();
-  std::optional<int64_t> period;
-  int64_t lq = op.getQuerySeqLen();
-  if (causal && *causal == CausalAlignment::BottomRight &&
-      (lq == 1 || ShapedType::isDynamic(lq)))
-    causal = std::nullopt;
-  else if (causal)
-    period = lq;
+  std::optional<CausalAlignment> causal =
+      period ? op.getCausal() : std::nullopt;
   auto packed = AttentionOp::create(
       rewriter, loc, pack(op.getQuery()), op.getKey(), op.getValue(),
       pack(op.getMask()), pack(op.getBias()), pack(op.getInit()),
@@ -234,6 +221,30 @@ createPacked(RewriterBase &rewriter, AttentionOp op) {
   return {packed, results};
 }
 
+/// Emits `scf.if condition` with the values (for `op`'s results) that
+/// `thenBranch` and `elseBranch` create in its regions, and returns its
+/// results.
+static SmallVector<Value>
+emitChoice(RewriterBase &rewriter, AttentionOp op, Value condition,
+           function_ref<SmallVector<Value>()> thenBranch,
+           function_ref<SmallVector<Value>()> elseBranch) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  Location loc = op.getLoc();
+  // (Without results the builder adds the yields.)
+  auto ifOp = scf::IfOp::create(rewriter, loc, op->getResultTypes(), condition,
+                                /*withElseRegion=*/true);
+  bool yields = op->getNumResults() != 0;
+  rewriter.setInsertionPointToStart(ifOp.thenBlock());
+  SmallVector<Value> thenValues = thenBranch();
+  if (yields)
+    scf::YieldOp::create(rewriter, loc, thenValues);
+  rewriter.setInsertionPointToStart(ifOp.elseBlock());
+  SmallVector<Value> elseValues = elseBranch();
+  if (yields)
+    scf::YieldOp::create(rewriter, loc, elseValues);
+  return ifOp.getResults();
+}
+
 FailureOr<AttentionOp> mlir::attn::packQueryHeadGroups(RewriterBase &rewriter,
                                                        AttentionOp op,
                                                        int64_t blockRows) {
@@ -243,48 +254,54 @@ FailureOr<AttentionOp> mlir::attn::packQueryHeadGroups(RewriterBase &rewriter,
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
   int64_t group = op.getHeadGroupSize();
+  int64_t staticLq = op.getQuerySeqLen();
+  std::optional<CausalAlignment> causal = op.getCausal();
+  bool bottomRight = causal && *causal == CausalAlignment::BottomRight;
 
-  // With Lq known only at run time, what is decided from it is decided
-  // there: the tile test, and Lq = 1 where bottom-right causal masking is
-  // dropped. The op stays as it is on the other branch.
-  Value condition;
-  if (ShapedType::isDynamic(op.getQuerySeqLen())) {
-    Value lq = isa<MemRefType>(op.getQuery().getType())
-                   ? Value(memref::DimOp::create(rewriter, loc, op.getQuery(),
-                                                 op.getSeqDim()))
-                   : Value(tensor::DimOp::create(rewriter, loc, op.getQuery(),
-                                                 op.getSeqDim()));
-    auto both = [&](Value c) {
-      condition =
-          condition ? arith::AndIOp::create(rewriter, loc, condition, c) : c;
-    };
-    // (One query row fills a tile better packed, for any tile.)
-    if (op.getCausal())
-      both(arith::CmpIOp::create(
+  // Causal rows are packed with a period of Lq, except that bottom-right
+  // alignment hides no key from one query: the packed op is then not
+  // causal (the faster kernel). With Lq known only at run time, both are
+  // decided there: Lq = 1 (bottom-right), then the tile test; the op stays
+  // as it is on the last branch.
+  Value lq, fills, single;
+  if (ShapedType::isDynamic(staticLq)) {
+    lq = isa<MemRefType>(op.getQuery().getType())
+             ? Value(memref::DimOp::create(rewriter, loc, op.getQuery(),
+                                           op.getSeqDim()))
+             : Value(tensor::DimOp::create(rewriter, loc, op.getQuery(),
+                                           op.getSeqDim()));
+    if (blockRows > 0)
+      fills = emitPackingFillsTiles(rewriter, loc, lq, group, blockRows);
+    if (bottomRight)
+      single = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq, lq,
-          arith::ConstantIndexOp::create(rewriter, loc, 1)));
-    else if (blockRows > 0)
-      both(emitPackingFillsTiles(rewriter, loc, lq, group, blockRows));
+          arith::ConstantIndexOp::create(rewriter, loc, 1));
+  } else if (causal && !(bottomRight && staticLq == 1)) {
+    lq = arith::ConstantIndexOp::create(rewriter, loc, staticLq);
   }
-  if (!condition) {
-    auto [packed, results] = createPacked(rewriter, op);
-    rewriter.replaceOp(op, results);
-    return packed;
-  }
+  Value period = causal ? lq : Value();
 
-  // (Without results the builder adds the yields.)
-  auto ifOp = scf::IfOp::create(rewriter, loc, op->getResultTypes(), condition,
-                                /*withElseRegion=*/true);
-  bool yields = op->getNumResults() != 0;
-  rewriter.setInsertionPointToStart(ifOp.thenBlock());
-  auto [packed, results] = createPacked(rewriter, op);
-  if (yields)
-    scf::YieldOp::create(rewriter, loc, results);
-  rewriter.setInsertionPointToStart(ifOp.elseBlock());
-  Operation *unpacked = rewriter.clone(*op);
-  if (yields)
-    scf::YieldOp::create(rewriter, loc, unpacked->getResults());
-  rewriter.replaceOp(op, ifOp.getResults());
+  AttentionOp packed;
+  auto packedWith = [&](Value p) {
+    auto [newOp, results] = createPacked(rewriter, op, p);
+    packed = newOp;
+    return results;
+  };
+  auto packedOrNot = [&]() -> SmallVector<Value> {
+    if (!fills)
+      return packedWith(period);
+    return emitChoice(
+        rewriter, op, fills, [&] { return packedWith(period); },
+        [&]() -> SmallVector<Value> {
+          return rewriter.clone(*op)->getResults();
+        });
+  };
+  SmallVector<Value> results =
+      single ? emitChoice(
+                   rewriter, op, single, [&] { return packedWith(Value()); },
+                   packedOrNot)
+             : packedOrNot();
+  rewriter.replaceOp(op, results);
   return packed;
 }
 

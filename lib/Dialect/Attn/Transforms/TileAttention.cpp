@@ -416,7 +416,7 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
                                   arith::MaxSIOp::create(b, loc, x, zero), hi);
   };
   Value kvEnd = lk, fullLimit = lk;
-  std::optional<uint64_t> period = op.getCausalPeriod();
+  Value period = op.getCausalPeriod();
   if (std::optional<CausalAlignment> causal = op.getCausal();
       causal && !period) {
     if (*causal == CausalAlignment::BottomRight)
@@ -431,7 +431,7 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
   } else if (causal) {
     // Row i is query (i + offset) mod P. The tile's rows run from query
     // `first` up, and wrap to query 0 after P - 1 if there are enough.
-    Value p = cst(b, *period);
+    Value p = period;
     diagonal = *causal == CausalAlignment::BottomRight
                    ? arith::SubIOp::create(b, loc, lk, p).getResult()
                    : zero;

@@ -76,16 +76,18 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     tiling along `Lq` produces: a tile of rows starting at row `i0` of a
     causal problem is a causal problem with its diagonal moved by `i0`.
 
-    `causal_period = P` (only with `causal`) says that the rows are groups
-    of `P` queries, as in grouped-query attention with a group's query
-    heads packed into the rows: row `i` is query `(i + c) mod P`, where `c`
-    is the causal offset (0 when absent; it must not be negative), and the
-    alignment places the diagonal for `P` queries. Key `j` is visible to row
-    `i` iff `j <= (i + c) mod P` (`top_left`) or
-    `j <= (i + c) mod P + Lk - P` (`bottom_right`). With a period the offset
-    moves the rows, not the diagonal, so it is allowed with either
+    `causal_period(%p)` (an `index`, only with `causal`) says that the rows
+    are groups of `P = %p` queries, as in grouped-query attention with a
+    group's query heads packed into the rows: row `i` is query
+    `(i + c) mod P`, where `c` is the causal offset (0 when absent), and
+    the alignment places the diagonal for `P` queries. Key `j` is visible
+    to row `i` iff `j <= (i + c) mod P` (`top_left`) or
+    `j <= (i + c) mod P + Lk - P` (`bottom_right`). With a period the
+    offset moves the rows, not the diagonal, so it is allowed with either
     alignment: a tile of rows starting at row `i0` has the offset `c + i0`
-    and keeps its alignment and period. `P` is below 2^31.
+    and keeps its alignment and period. `P` must be positive and below
+    2^31 and `c` not negative (checked where they are constants; other
+    values are undefined behavior).
 
     On tensors the op returns the result; on memrefs it writes `init` and has
     no result.
@@ -109,9 +111,9 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     Optional<Attn_TensorOrMemRef>:$bias,
     Attn_TensorOrMemRef:$init,
     Optional<Index>:$causal_offset,
+    Optional<Index>:$causal_period,
     F32Attr:$scale,
-    OptionalAttr<Attn_CausalAlignmentAttr>:$causal,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$causal_period
+    OptionalAttr<Attn_CausalAlignmentAttr>:$causal
   );
   let results = (outs Variadic<AnyRankedTensor>:$results);
 
@@ -123,7 +125,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     `outs` `(` $init `:` type($init) `)`
     `scale` `=` $scale
     (`causal` `=` $causal^)?
-    (`causal_period` `=` $causal_period^)?
+    (`causal_period` `(` $causal_period^ `)`)?
     (`causal_offset` `(` $causal_offset^ `)`)?
     attr-dict (`->` type($results)^)?
   }];
@@ -135,7 +137,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
                    "float":$scale,
                    "std::optional<::mlir::attn::CausalAlignment>":$causal,
                    CArg<"::mlir::Value", "{}">:$causalOffset,
-                   CArg<"std::optional<int64_t>", "std::nullopt">:$causalPeriod)>
+                   CArg<"::mlir::Value", "{}">:$causalPeriod)>
   ];
 
   let extraClassDeclaration = [{

@@ -164,18 +164,18 @@ def AttnPackGQA : Pass<"attn-pack-gqa"> {
     `block-rows`-row query tiles better, i.e. where the share of tile rows
     that hold a query row grows by more than 10% (for `Lq = 1`: always).
 
-    Causal masking keeps its alignment with `causal_period = Lq`: packed
-    row `i` is query `i mod Lq` (FlashAttention-3 does the same in its
-    mask). Bottom-right masking of one query hides nothing and is dropped.
+    Causal masking keeps its alignment with a `causal_period` of `Lq`:
+    packed row `i` is query `i mod Lq` (FlashAttention-3 does the same in
+    its mask). Bottom-right masking of one query hides nothing and is
+    dropped.
 
     Where `Lq` is known only at run time, so is the choice: an `scf.if`
-    on the tile test (and on `Lq = 1` for bottom-right causal masking,
-    since the period must be static) runs the packed op, else the op as
-    it was.
+    on the tile test runs the packed op, else the op as it was; with
+    bottom-right causal masking, an `scf.if` on `Lq = 1` before it runs
+    the packed op without causal masking.
 
     Not packed (left unchanged, with a remark under `remarks=true`): static
-    head counts are needed; top-left causal masking with `Lq` known only
-    at run time; an op that already has a `causal_offset` or
+    head counts are needed; an op that already has a `causal_offset` or
     `causal_period`; a mask or bias that broadcasts over only one of the
     heads and the rows, or whose head or row dim is not static; memrefs
     whose layout does not make the group and the rows one dimension.

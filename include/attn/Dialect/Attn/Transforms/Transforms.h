@@ -40,8 +40,10 @@ LogicalResult lowerAttentionTileToOnlineSoftmax(RewriterBase &rewriter,
 /// Rewrites `op` (grouped-query, Hq = g * Hkv) into an attention with Hkv
 /// heads of g * Lq query rows, on reshaped views of its query, init, mask
 /// and bias (see --attn-pack-gqa), where that fills tiles of `blockRows`
-/// query rows better (0: wherever it can). Returns the new op; fails
-/// without changing the IR where `op` is not packed.
+/// query rows better (0: wherever it can). Returns the new op (the causal
+/// one, where a query length known at run time also has a packed op for
+/// one bottom-right query); fails without changing the IR where `op` is
+/// not packed.
 FailureOr<AttentionOp> packQueryHeadGroups(RewriterBase &rewriter,
                                            AttentionOp op, int64_t blockRows);
 

@@ -227,8 +227,7 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   cfg.elemType = elem;
   cfg.scale = op.getScaleValue();
   cfg.causal = op.getCausal();
-  if (std::optional<uint64_t> period = op.getCausalPeriod())
-    cfg.causalPeriod = static_cast<int64_t>(*period);
+  cfg.causalPeriod = static_cast<bool>(op.getCausalPeriod());
   // Default tiles. As in FlashAttention-2 on sm_90, 128 query rows (two m16
   // row tiles per warp, so each K/V fragment feeds two mma) with 64-key
   // blocks, where that fits in 255 registers without spills (measured with
@@ -482,7 +481,7 @@ private:
       return row;
     if (rowShift)
       row = add(row, t.lift(rowShift));
-    return rem(row, pc(cfg.causalPeriod));
+    return rem(row, t.lift(ops.causalPeriod));
   }
   /// The column, within its 64-column panel, where element `col` of row
   /// `row` is stored in the 128-byte-swizzled layout (per thread).
@@ -1093,7 +1092,7 @@ void FlashAttentionEmitter::setUp() {
   // with a causal period (i + offset) mod P, whose diagonal is placed for
   // P queries and is not moved by the offset.
   if (cfg.causal) {
-    Value queries = cfg.causalPeriod ? ci(cfg.causalPeriod) : lq;
+    Value queries = cfg.causalPeriod ? ops.causalPeriod : lq;
     diagOffset = *cfg.causal == CausalAlignment::BottomRight
                      ? arith::SubIOp::create(b, loc, lk, queries).getResult()
                      : ci(0);
@@ -1145,7 +1144,7 @@ void FlashAttentionEmitter::setUp() {
     if (cfg.causalPeriod) {
       // The block's rows from q0 to lastRow: their queries run up from
       // q0's, or take every index where they wrap around the period.
-      Value period = ci(cfg.causalPeriod);
+      Value period = ops.causalPeriod;
       Value first = q0, last = lastRow;
       if (rowShift) {
         first = add(first, rowShift);
@@ -1154,7 +1153,8 @@ void FlashAttentionEmitter::setUp() {
       Value wraps =
           cmp(arith::CmpIPredicate::ne, div(first, period), div(last, period));
       firstQuery = sel(wraps, ci(0), rem(first, period));
-      lastQuery = sel(wraps, ci(cfg.causalPeriod - 1), rem(last, period));
+      lastQuery = sel(wraps, arith::SubIOp::create(b, loc, period, ci(1)),
+                      rem(last, period));
     }
     Value lastKey = add(lastQuery, diagOffset);
     Value causalBlocks =
