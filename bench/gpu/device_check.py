@@ -262,7 +262,10 @@ def time_ours(art, name, v, b, lq, lk, work, iters, dev, hung,
         kernel_path = os.path.join(work, "kernel_ms.txt")
         if os.path.exists(kernel_path):
             os.remove(kernel_path)
+        # The emulation is slow: no time limit there either (a limit meant
+        # for a GPU once stopped a whole rehearsal's timings).
         run_driver(art, name, b, lq, lk, work, iters,
+                   timeout=DRIVER_TIMEOUT_S if dev == "cuda" else None,
                    kernel_times=kernel_path, env_extra=env_extra)
         calls = [float(x) for x in open(
             os.path.join(work, "times_ms.txt")).read().split()]
@@ -304,16 +307,20 @@ def time_sdpa(q, k, v, causal, backend, iters):
     return times
 
 
-def stage_timing_inputs(v, b, lq, lk, causal, seed, work, dev, iters):
+def stage_timing_inputs(v, b, lq, lk, causal, seed, work, dev, iters,
+                        sdpa_too=True):
     """Writes random q, k, v of variant `v`'s kind for the driver to time,
-    and times SDPA's flash and cuDNN backends on them: {backend_ms,
-    backend_raw_ms} or {backend_error} per backend."""
+    and times SDPA's flash and cuDNN backends on them (unless not
+    `sdpa_too`): {backend_ms, backend_raw_ms} or {backend_error} per
+    backend."""
     gen = torch.Generator().manual_seed(seed)
     q, k, vv, _, _ = make_inputs(v, b, lq, lk, gen)
     os.makedirs(work, exist_ok=True)
     for n, t in (("q", q), ("k", k), ("v", vv)):
         write(os.path.join(work, n + ".bin"), t)
     sdpa = {}
+    if not sdpa_too:
+        return sdpa
     qd, kd, vd = (t.to(dev) for t in (q, k, vv))
     for be in ("flash", "cudnn"):
         try:
@@ -382,9 +389,12 @@ def main() -> int:
     if args.quick:
         bench = bench[:1]
     # (B, Lq, Lk, D, Hkv) decoding shapes, bf16, not causal (the GQA
-    # variants' bottom-right alignment hides nothing from one query).
+    # variants' bottom-right alignment hides nothing from one query); the
+    # last, speculative decoding: 4 new tokens per sequence, bottom-right
+    # causal, where packing needs the causal period.
     decode = [(1, 1, 16384, 128, 16), (8, 1, 4096, 128, 16),
-              (4, 1, 8192, 64, 16), (8, 1, 4096, 128, 4)]
+              (4, 1, 8192, 64, 16), (8, 1, 4096, 128, 4),
+              (8, 4, 4096, 128, 4)]
     if args.quick:
         decode = decode[:1]
     if args.device == "cpu":
@@ -495,8 +505,11 @@ def main() -> int:
         v = variants[names[0]]
         h = v["heads"]
         gbytes = 2.0 * b * v["hkv"] * lk * d * 2 / 1e9
+        # SDPA's is_causal is top-left aligned: the bottom-right variants
+        # with several queries are timed against nothing.
         sdpa = stage_timing_inputs(v, b, lq, lk, False, 6, work, args.device,
-                                   args.iters)
+                                   args.iters,
+                                   sdpa_too=lq == 1 or not v.get("causal"))
         for name in names:
             tv = variants[name]
             row = {"B": b, "H": h, "Hkv": tv["hkv"], "Lq": lq, "Lk": lk,
@@ -554,15 +567,19 @@ def main() -> int:
             f"{ratio(r, 'flash')} | {ratio(r, 'cudnn')} |")
     if decode_rows:
         lines += ["",
-                  "Decoding (Lq = 1; GB/s of K and V read once):",
+                  "Decoding (GB/s of K and V read once; the Hkv < H "
+                  "variants are bottom-right causal, timed against SDPA "
+                  "only with one query):",
                   "",
-                  "| B | H | Hkv | Lk | D | tiles | ours ms | call ms | "
+                  "| B | H | Hkv | Lq | Lk | D | tiles | ours ms | call ms | "
                   "call ms, no pool | ours GB/s | flash GB/s | cuDNN GB/s | "
                   "ours/flash | ours/cuDNN |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+                  "---|"]
     for r in decode_rows:
         lines.append(
-            f"| {r['B']} | {r['H']} | {r['Hkv']} | {r['Lk']} | {r['D']} | "
+            f"| {r['B']} | {r['H']} | {r['Hkv']} | {r['Lq']} | {r['Lk']} | "
+            f"{r['D']} | "
             f"{r['tiles']} | "
             f"{f(r, 'ours_ms', '{:.4f}')} | {f(r, 'call_ms', '{:.4f}')} | "
             f"{f(r, 'call_nopool_ms', '{:.4f}')} | "
