@@ -61,9 +61,14 @@ def main() -> int:
                 continue
             # One kernel per gpu.binary; split-KV variants have three.
             # GQA packing doubles them: the variants' Lq is dynamic, so the
-            # packed op and the op as it was are both compiled.
+            # packed op and the op as it was are both compiled; with
+            # bottom-right causal masking it triples them, the packed op
+            # without causal masking (Lq = 1) being the third.
             objects = gpu_binary.extract(out.stdout)
-            expected = (1 if v.split_kv == 1 else 3) * (2 if v.pack_gqa else 1)
+            copies = 1
+            if v.pack_gqa:
+                copies = 3 if v.causal == "bottom_right" else 2
+            expected = (1 if v.split_kv == 1 else 3) * copies
             if len(objects) != expected:
                 print(f"{v.name}: expected {expected} kernel object(s), "
                       f"got {len(objects)}")
