@@ -381,7 +381,7 @@ def make_problem(args: argparse.Namespace) -> Problem:
 
     return Problem(q, k, v, mask, bias, scale, args.causal,
                    batch + [hq, lq, dv], dt, args.operand_padding,
-                   getattr(args, "dynamic_lq", False))
+                   args.dynamic_lq)
 
 
 # ---------------------------------------------------------------------------
@@ -422,47 +422,51 @@ def emit_program(pb: Problem) -> str:
             f"  %{o.name} = tensor.extract_slice %{o.name}_wide[{zeros}] "
             f"[{sizes}] [{ones}] : {wide_ty} to {o.type}",
         ]
-    q_ty = pb.q.type
-    if pb.dynamic_lq:
+
+    def attention(q_ty: str, res_ty: str) -> str:
+        """The op, on %q, %k, %v (%m, %b) and %init, as %r."""
+        op = (f"  %r = attn.attention ins(%q, %k, %v : {q_ty}, {pb.k.type}, "
+              f"{pb.v.type})")
+        if pb.mask is not None:
+            op += f" mask(%m : {pb.mask.type})"
+        if pb.bias is not None:
+            op += f" bias(%b : {pb.bias.type})"
+        op += f" outs(%init : {res_ty}) scale = {format_scale(pb.scale)}"
+        if pb.causal:
+            op += f" causal = {pb.causal}"
+        return op + f" -> {res_ty}"
+
+    callee = []
+    if not pb.dynamic_lq:
+        lines += [f"  %init = tensor.empty() : {out_ty}",
+                  attention(pb.q.type, out_ty)]
+    else:
         # The op in @attention, whose query and result have Lq dynamic: no
         # pass folds the length in from @main's constants.
         seq = len(pb.out_shape) - 2
-        dyn = lambda shape, dtype: ref.tensor_type(
-            [d if i != seq else "?" for i, d in enumerate(shape)], dtype)
-        q_ty, res_ty = dyn(pb.q.values.shape, pb.dtype), dyn(pb.out_shape,
-                                                            pb.dtype)
-        args = [("q", q_ty), ("k", pb.k.type), ("v", pb.v.type)] + [
+
+        def dynamic(shape: list[int]) -> str:
+            return ref.tensor_type(
+                ["?" if i == seq else d for i, d in enumerate(shape)],
+                pb.dtype)
+        q_ty, res_ty = dynamic(list(pb.q.values.shape)), dynamic(pb.out_shape)
+        params = [("q", q_ty), ("k", pb.k.type), ("v", pb.v.type)] + [
             (o.name, o.type) for o in optional]
-        names = ", ".join(f"%{n}" for n, _ in args)
-        types = ", ".join(t for _, t in args)
+        call_args = ", ".join(["%q_dyn"] + [f"%{n}" for n, _ in params[1:]])
+        types = ", ".join(t for _, t in params)
         lines += [f"  %q_dyn = tensor.cast %q : {pb.q.type} to {q_ty}",
-                  f"  %r_dyn = call @attention(%q_dyn, "
-                  f"{names.split(', ', 1)[1]}) : ({types}) -> {res_ty}",
+                  f"  %r_dyn = call @attention({call_args}) : ({types}) -> "
+                  f"{res_ty}",
                   f"  %r = tensor.cast %r_dyn : {res_ty} to {out_ty}"]
-        callee = [f"func.func @attention("
-                  + ", ".join(f"%{n}: {t}" for n, t in args)
-                  + f") -> {res_ty} {{",
-                  f"  %c_seq = arith.constant {seq} : index",
-                  "  %lq = tensor.dim %q, %c_seq : " + q_ty,
-                  f"  %init = tensor.empty(%lq) : {res_ty}"]
-        out_ty_op = res_ty
-    else:
-        lines.append(f"  %init = tensor.empty() : {out_ty}")
-        out_ty_op = out_ty
-    op = (f"  %r{'_op' if pb.dynamic_lq else ''} = attn.attention ins(%q, %k, "
-          f"%v : {q_ty}, {pb.k.type}, {pb.v.type})")
-    if pb.mask is not None:
-        op += f" mask(%m : {pb.mask.type})"
-    if pb.bias is not None:
-        op += f" bias(%b : {pb.bias.type})"
-    op += f" outs(%init : {out_ty_op}) scale = {format_scale(pb.scale)}"
-    if pb.causal:
-        op += f" causal = {pb.causal}"
-    op += f" -> {out_ty_op}"
-    if pb.dynamic_lq:
-        callee += [op, f"  return %r_op : {out_ty_op}", "}"]
-    else:
-        lines.append(op)
+        callee = [
+            "func.func @attention("
+            + ", ".join(f"%{n}: {t}" for n, t in params) + f") -> {res_ty} {{",
+            f"  %c_seq = arith.constant {seq} : index",
+            f"  %lq = tensor.dim %q, %c_seq : {q_ty}",
+            f"  %init = tensor.empty(%lq) : {res_ty}",
+            attention(q_ty, res_ty),
+            f"  return %r : {res_ty}",
+            "}"]
 
     result = "%r"
     if pb.dtype != "f32":
@@ -487,9 +491,7 @@ def emit_program(pb: Problem) -> str:
         "  return",
         "}",
     ]
-    if pb.dynamic_lq:
-        lines += callee
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + callee) + "\n"
 
 
 # ---------------------------------------------------------------------------

@@ -157,16 +157,18 @@ private:
       return v;
     return arith::ExtFOp::create(b, loc, vec(b, type.getShape()), v);
   }
+  /// The index `v` as i32 in every lane of a vector of `shape`.
+  Value splatI32(OpBuilder &b, ArrayRef<int64_t> shape, Value v) {
+    Type i32 = b.getI32Type();
+    return vector::BroadcastOp::create(
+        b, loc, vec(b, shape, i32), arith::IndexCastOp::create(b, loc, i32, v));
+  }
   /// [n] as i32 lanes n0 + 0, n0 + 1, ...
   Value iota(OpBuilder &b, int64_t n, Value start) {
-    Type i32 = b.getI32Type();
     Value steps = arith::IndexCastOp::create(
-        b, loc, vec(b, {n}, i32),
+        b, loc, vec(b, {n}, b.getI32Type()),
         vector::StepOp::create(b, loc, vec(b, {n}, b.getIndexType())));
-    Value base = vector::BroadcastOp::create(
-        b, loc, vec(b, {n}, i32),
-        arith::IndexCastOp::create(b, loc, i32, start));
-    return arith::AddIOp::create(b, loc, steps, base);
+    return arith::AddIOp::create(b, loc, steps, splatI32(b, {n}, start));
   }
   /// [R] -> [R, n]: each row's value along its row.
   Value broadcastRows(OpBuilder &b, Value v, int64_t n) {
@@ -284,8 +286,7 @@ Value OnlineSoftmaxEmitter::scoresT(OpBuilder &b, Value j0, bool masked) {
       vector::ShapeCastOp::create(b, loc, vec(b, {C, 1}, i32), iota(b, C, j0));
   Value keys =
       vector::BroadcastOp::create(b, loc, vec(b, {C, R}, i32), keyColumnIdx);
-  Value end = vector::BroadcastOp::create(
-      b, loc, vec(b, {C, R}, i32), arith::IndexCastOp::create(b, loc, i32, lk));
+  Value end = splatI32(b, {C, R}, lk);
   Value visible =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, keys, end);
   if (diagonal) {
@@ -431,38 +432,32 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
   } else if (causal) {
     // Row i is query (i + offset) mod P. The tile's rows run from query
     // `first` up, and wrap to query 0 after P - 1 if there are enough.
-    Value p = period;
     diagonal = *causal == CausalAlignment::BottomRight
-                   ? arith::SubIOp::create(b, loc, lk, p).getResult()
+                   ? arith::SubIOp::create(b, loc, lk, period).getResult()
                    : zero;
     Value offset = op.getCausalOffset() ? op.getCausalOffset() : zero;
-    Type i32 = b.getI32Type();
-    periodicLimits = arith::AddIOp::create(
-        b, loc,
-        arith::RemUIOp::create(b, loc, iota(b, R, offset),
-                               vector::BroadcastOp::create(
-                                   b, loc, vec(b, {R}, i32),
-                                   arith::IndexCastOp::create(b, loc, i32, p))),
-        vector::BroadcastOp::create(
-            b, loc, vec(b, {R}, i32),
-            arith::IndexCastOp::create(b, loc, i32, diagonal)));
-    Value first = arith::RemUIOp::create(b, loc, offset, p);
+    periodicLimits =
+        arith::AddIOp::create(b, loc,
+                              arith::RemUIOp::create(b, loc, iota(b, R, offset),
+                                                     splatI32(b, {R}, period)),
+                              splatI32(b, {R}, diagonal));
+    Value first = arith::RemUIOp::create(b, loc, offset, period);
     Value last = arith::SubIOp::create(
         b, loc, arith::AddIOp::create(b, loc, first, lq), cst(b, 1));
     Value wraps =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, last, p);
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, last, period);
     Value maxQuery = arith::SelectOp::create(
-        b, loc, wraps, arith::SubIOp::create(b, loc, p, cst(b, 1)), last);
+        b, loc, wraps, arith::SubIOp::create(b, loc, period, cst(b, 1)), last);
     Value minQuery = arith::SelectOp::create(b, loc, wraps, zero, first);
-    kvEnd = clamp(arith::AddIOp::create(
-                      b, loc, arith::AddIOp::create(b, loc, maxQuery, diagonal),
-                      cst(b, 1)),
-                  lk);
-    fullLimit =
-        clamp(arith::AddIOp::create(
-                  b, loc, arith::AddIOp::create(b, loc, minQuery, diagonal),
-                  cst(b, 1)),
-              lk);
+    // The end of the keys that query `query` sees.
+    auto keysThrough = [&](Value query) {
+      return clamp(arith::AddIOp::create(
+                       b, loc, arith::AddIOp::create(b, loc, query, diagonal),
+                       cst(b, 1)),
+                   lk);
+    };
+    kvEnd = keysThrough(maxQuery);
+    fullLimit = keysThrough(minQuery);
   }
   Value fullEnd = arith::MulIOp::create(
       b, loc, arith::DivSIOp::create(b, loc, fullLimit, cst(b, C)), cst(b, C));

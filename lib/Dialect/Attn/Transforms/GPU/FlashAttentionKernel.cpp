@@ -227,7 +227,6 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   cfg.elemType = elem;
   cfg.scale = op.getScaleValue();
   cfg.causal = op.getCausal();
-  cfg.causalPeriod = static_cast<bool>(op.getCausalPeriod());
   // Default tiles. As in FlashAttention-2 on sm_90, 128 query rows (two m16
   // row tiles per warp, so each K/V fragment feeds two mma) with 64-key
   // blocks, where that fits in 255 registers without spills (measured with
@@ -477,7 +476,7 @@ private:
   /// The query index of row `row` (per thread) in the causal rule: the row
   /// itself, or with a causal period (row + offset) mod P.
   Value queryIndex(Value row) {
-    if (!cfg.causalPeriod)
+    if (!ops.causalPeriod)
       return row;
     if (rowShift)
       row = add(row, t.lift(rowShift));
@@ -1092,11 +1091,11 @@ void FlashAttentionEmitter::setUp() {
   // with a causal period (i + offset) mod P, whose diagonal is placed for
   // P queries and is not moved by the offset.
   if (cfg.causal) {
-    Value queries = cfg.causalPeriod ? ops.causalPeriod : lq;
+    Value queries = ops.causalPeriod ? ops.causalPeriod : lq;
     diagOffset = *cfg.causal == CausalAlignment::BottomRight
                      ? arith::SubIOp::create(b, loc, lk, queries).getResult()
                      : ci(0);
-    if (cfg.causalPeriod)
+    if (ops.causalPeriod)
       rowShift = ops.causalOffset;
     else if (ops.causalOffset)
       diagOffset = add(diagOffset, ops.causalOffset);
@@ -1141,7 +1140,7 @@ void FlashAttentionEmitter::setUp() {
         arith::SubIOp::create(b, loc, minS(add(q0, ci(bm)), lq), ci(1));
     Value lastQuery = lastRow;
     firstQuery = q0;
-    if (cfg.causalPeriod) {
+    if (ops.causalPeriod) {
       // The block's rows from q0 to lastRow: their queries run up from
       // q0's, or take every index where they wrap around the period.
       Value period = ops.causalPeriod;

@@ -41,9 +41,6 @@ struct FlashKernelConfig {
   Type elemType;
   double scale = 1.0;
   std::optional<CausalAlignment> causal;
-  /// Whether the op has a causal period (row i is query (i + offset) mod
-  /// P; FlashKernelOperands::causalPeriod).
-  bool causalPeriod = false;
 
   /// The Hopper path (sm_90a): both products on wgmma m64nNk16, each
   /// row tile a 64-row slab of the warpgroup (warp w owns rows 16 w ..
@@ -194,7 +191,8 @@ struct FlashKernelOperands {
   /// The op's causal offset (index), or null: a diagonal shift for
   /// `causal = top_left`, a row shift with a causal period.
   Value causalOffset;
-  /// The op's causal period (index), or null.
+  /// The op's causal period (index; row i is query (i + offset) mod P), or
+  /// null.
   Value causalPeriod;
   /// The TMA path on the GPU: the tensor maps (!nvgpu.tensormap.descriptor)
   /// of query, key and value, encoded on the host. Null in the emulation,
