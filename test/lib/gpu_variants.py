@@ -146,6 +146,10 @@ def _variants() -> list[Variant]:
     out.append(Variant("f16", 64, 128, causal="top_left", mask=True))
     out.append(Variant("f32", 64, 64, causal="top_left"))
     out.append(Variant("f32", 128, 128, mask=True, bias=True))
+    # Head dims that are not a multiple of 64 (rows of other than whole
+    # 128-byte lines, whose copies go to shared memory by phase).
+    out.append(Variant("bf16", 96, 96, causal="top_left"))
+    out.append(Variant("f16", 32, 80))
     # Tile alternatives at the benchmark's bf16 shapes: one row tile per
     # warp (the defaults before two row tiles), and 32-key blocks at D=128.
     for d in (64, 128):

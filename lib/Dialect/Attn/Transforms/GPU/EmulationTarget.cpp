@@ -107,14 +107,11 @@ public:
   }
   void copyAsyncImpl(Value src, ValueRange srcIdx, Value dst, ValueRange dstIdx,
                      int64_t elems, Value valid, Value active) {
-    // The padding or swizzle keeps the phases that write within one tile
-    // row free of conflicts. (Phases that span two rows may conflict: with
-    // rows of other than a multiple of 128 bytes, as below D = 64 for
-    // 16-bit types.) Zero fills write their bytes too.
+    // Every phase, including those whose chunks lie in several tile rows
+    // (loadTile's chunk order). Zero fills write their bytes too.
     int64_t bytes =
         elems * cast<MemRefType>(dst.getType()).getElementTypeBitWidth() / 8;
-    checkBanks("cp.async", dst, dstIdx, bytes, 128 / bytes, kWarpSize,
-               /*rowDim=*/dstIdx.size() - 2, active);
+    checkBanks("cp.async", dst, dstIdx, bytes, 128 / bytes, kWarpSize, active);
     checkAligned("cp.async", dst, dstIdx, bytes, kWarpSize, active);
     checkAligned("cp.async (its global source)", src, srcIdx, bytes, kWarpSize,
                  active);
@@ -819,21 +816,16 @@ public:
   /// `lanesPerPhase` lanes (one 128-byte wavefront each). A conflict is two
   /// different 4-byte words of one phase in one of the 32 banks; the same
   /// word is a broadcast. Addresses are taken modulo 128: shared memory
-  /// starts 1024-byte aligned, here as on the GPU. With `rowDim` >= 0, only
-  /// the phases whose lanes all access one index of dim `rowDim` are
-  /// checked. Lanes where `active` (per thread, if given) is false access
-  /// nothing.
+  /// starts 1024-byte aligned, here as on the GPU. Lanes where `active`
+  /// (per thread, if given) is false access nothing.
   void checkBanks(StringRef what, Value memref, ValueRange idx, int64_t bytes,
                   int64_t lanesPerPhase, int64_t activeLanes,
-                  int64_t rowDim = -1, Value active = {}) {
+                  Value active = {}) {
     auto byteAddress = laneByteAddress(memref, idx);
     Value seen = memref::AllocaOp::create(
         b, loc, MemRefType::get({kNumBanks}, b.getIndexType()));
     Value none = indexConst(-1);
     Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    auto indexAt = [&](int64_t i, Value lane) {
-      return isa<VectorType>(idx[i].getType()) ? extract(idx[i], lane) : idx[i];
-    };
     Value ok = yes;
     for (int64_t warp = 0; warp < kThreadsPerBlock / kWarpSize; ++warp) {
       for (int64_t first = 0; first < activeLanes; first += lanesPerPhase) {
@@ -846,12 +838,10 @@ public:
           memref::StoreOp::create(b, loc, none, seen,
                                   ValueRange{reset.getInductionVar()});
         }
-        Value firstRow =
-            rowDim >= 0 ? indexAt(rowDim, indexConst(firstLane)) : Value();
-        // Carries (no conflict so far, all lanes in firstRow's row).
+        // Carries whether the phase is free of conflicts so far.
         auto lanes = scf::ForOp::create(b, loc, indexConst(firstLane),
                                         indexConst(firstLane + lanesPerPhase),
-                                        indexConst(1), ValueRange{yes, yes});
+                                        indexConst(1), ValueRange{yes});
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(lanes.getBody());
@@ -875,20 +865,9 @@ public:
             laneOk = arith::AndIOp::create(b, loc, laneOk, free);
             memref::StoreOp::create(b, loc, wordW, seen, ValueRange{bank});
           }
-          Value sameRow = lanes.getRegionIterArgs()[1];
-          if (rowDim >= 0) {
-            Value inRow = eq(indexAt(rowDim, lane), firstRow);
-            if (idle)
-              inRow = arith::OrIOp::create(b, loc, inRow, idle);
-            sameRow = arith::AndIOp::create(b, loc, sameRow, inRow);
-          }
-          scf::YieldOp::create(b, loc, ValueRange{laneOk, sameRow});
+          scf::YieldOp::create(b, loc, ValueRange{laneOk});
         }
-        Value spansRows =
-            arith::XOrIOp::create(b, loc, lanes.getResult(1), yes);
-        ok = arith::AndIOp::create(
-            b, loc, ok,
-            arith::OrIOp::create(b, loc, lanes.getResult(0), spansRows));
+        ok = arith::AndIOp::create(b, loc, ok, lanes.getResult(0));
       }
     }
     abortUnless(

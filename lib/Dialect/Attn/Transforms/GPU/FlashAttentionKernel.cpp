@@ -745,11 +745,35 @@ void FlashAttentionEmitter::loadTile(Value global, ArrayRef<Value> prefix,
   // 16-byte chunks: 8 16-bit or 4 f32 elements.
   int64_t perChunk = 16 / cfg.elemBytes();
   int64_t chunksPerRow = cols / perChunk, chunks = rows * cols / perChunk;
+  // A warp's copies write shared memory in phases of 8 lanes, one 128-byte
+  // wavefront when their chunks lie in 8 different 16-byte bank groups.
+  // Row-major chunks do where a phase stays in one row. Where rows are not
+  // a multiple of 8 chunks, a phase would span two rows and, the row stride
+  // being padded for ldmatrix, conflict two-way; instead it takes `run`
+  // adjacent chunks of 8 / run consecutive rows, run the largest power of
+  // two (< 8) dividing the padded row stride in chunks, which puts those
+  // rows in distinct groups of `run` bank groups.
+  int64_t strideChunks =
+      cast<MemRefType>(dst.getType()).getShape().back() / perChunk;
+  int64_t run = strideChunks & -strideChunks;
+  bool byPhase = !cfg.wgmma && chunksPerRow % 8 != 0 && run < 8 &&
+                 chunksPerRow % run == 0 && rows % (8 / run) == 0;
   Value tid = t.threadId();
   for (int64_t first = 0; first < chunks; first += kThreadsPerBlock) {
     Value chunk = add(tid, pc(first));
-    Value row = div(chunk, pc(chunksPerRow));
-    Value col = mul(rem(chunk, pc(chunksPerRow)), pc(perChunk));
+    Value row, col;
+    if (byPhase) {
+      Value phase = div(chunk, pc(8)), inPhase = rem(chunk, pc(8));
+      int64_t runsPerRow = chunksPerRow / run;
+      row = add(mul(div(phase, pc(runsPerRow)), pc(8 / run)),
+                div(inPhase, pc(run)));
+      col = mul(
+          add(mul(rem(phase, pc(runsPerRow)), pc(run)), rem(inPhase, pc(run))),
+          pc(perChunk));
+    } else {
+      row = div(chunk, pc(chunksPerRow));
+      col = mul(rem(chunk, pc(chunksPerRow)), pc(perChunk));
+    }
     Value globalRow = add(t.lift(rowBase), row);
     Value valid = cmp(arith::CmpIPredicate::slt, globalRow, t.lift(limit));
     Value srcRow = minS(globalRow, t.lift(lastRow));
