@@ -1185,14 +1185,17 @@ private:
               for (int64_t w = 0; w < std::max<int64_t>(bytes / 4, 1); ++w) {
                 Value wordW = addConst(word, w);
                 Value unit = accessUnit(warp, groupArg);
+                // Under WarpGroups ordering, the warp within the group.
+                Value warpInGroup = groupArg ? toI32(warp) : Value();
                 h = firstOf(
                     h, kind == Access::Read
-                           ? races::read(b, loc, state, wordW, unit, ordering)
+                           ? races::read(b, loc, state, wordW, unit, ordering,
+                                         warpInGroup)
                            : races::write(b, loc, state, wordW, unit,
                                           kind == Access::Write
                                               ? races::WriteKind::Store
                                               : races::WriteKind::CopyAsync,
-                                          ordering));
+                                          ordering, {}, {}, warpInGroup));
               }
               return h;
             };
@@ -1301,9 +1304,13 @@ private:
           Value hazard = firstHazardOver(rows, cols / 2, [&](Value r, Value w) {
             Value word =
                 swizzledWord(add(a[1], add(mulConst(r, 128), mulConst(w, 4))));
+            // The store's issuing thread is in warp 0 (of its group).
             if (!load)
-              return races::asyncRead(b, loc, a[0], word, a[2],
-                                      /*wgmma=*/false, ordering);
+              return races::asyncRead(
+                  b, loc, a[0], word, a[2], /*wgmma=*/false, ordering,
+                  ordering == races::Ordering::WarpGroups
+                      ? arith::ConstantIntOp::create(b, loc, 0, 32).getResult()
+                      : Value());
             return races::write(b, loc, a[0], word, a[2], races::WriteKind::Tma,
                                 ordering, a[3], a[4]);
           });

@@ -36,7 +36,10 @@ enum RecordField : int64_t {
   /// read the word (or -1).
   kGroupRead,
   kGroupWgmma = kGroupRead + races::kMaxWarpGroups,
-  kNumFields = kGroupWgmma + races::kMaxWarpGroups
+  /// WarpGroups ordering: the warp, within its warpgroup, of the last
+  /// write by a thread, or -1.
+  kWriterWarp = kGroupWgmma + races::kMaxWarpGroups,
+  kNumFields
 };
 /// The block's fields (the state's last row).
 enum BlockField : int64_t {
@@ -69,8 +72,10 @@ enum ClockField : int64_t {
   kWgmmaIssued = kNumClockFields,
   kWgmmaDone,
   kFenced,
+  /// The clock of its last barrier, which orders its warps.
+  kWarpsSynced,
 };
-static_assert(static_cast<int64_t>(kFenced) < kNumFields,
+static_assert(static_cast<int64_t>(kWarpsSynced) < kNumFields,
               "a warpgroup's fields fit in a row");
 /// The state's rows: a record per word, then the block's row, one per
 /// warpgroup, and two per mbarrier (the current phase's release, and the
@@ -155,6 +160,17 @@ struct Emitter {
     // (A TMA load's writer, -1, reads field kSeen.)
     Value seen = getAt(groupRow(group), kSeen, max(writer, i32(0)));
     return both(byGroup, gt(get(word, kWriteClock), seen));
+  }
+  /// WarpGroups ordering: whether the last write of `word`, by a thread of
+  /// `group` in another warp than `warp` (if given), is not ordered before
+  /// `warp`'s accesses by a barrier of the warpgroup.
+  Value unorderedWarpWrite(Value word, Value group, Value warp) {
+    if (!warp)
+      return none();
+    Value writerWarp = get(word, kWriterWarp);
+    Value sameGroup = both(eq(get(word, kWriter), group), sge0(writerWarp));
+    return both(both(sameGroup, ne(writerWarp, warp)),
+                gt(get(word, kWriteClock), get(groupRow(group), kWarpsSynced)));
   }
   /// WarpGroups ordering: what the reads of `word` leave unordered
   /// before a write by `group`.
@@ -296,6 +312,12 @@ std::string races::describe(StringRef what, Hazard h) {
   case kGroupWriteAfterWrite:
     return prefix + " writes bytes that another warpgroup wrote, with no "
                     "mbarrier wait or named barrier ordering the two";
+  case kWarpReadAfterWrite:
+    return prefix + " reads bytes that another warp of its warpgroup wrote, "
+                    "with no barrier of the warpgroup between";
+  case kWarpWriteAfterWrite:
+    return prefix + " writes bytes that another warp of its warpgroup wrote, "
+                    "with no barrier of the warpgroup between";
   case kNoHazard:
   case kNumHazards:
     break;
@@ -334,20 +356,22 @@ int64_t races::numWords(Value state) {
 }
 
 Value races::read(OpBuilder &b, Location loc, Value state, Value word,
-                  Value unit, Ordering ordering) {
+                  Value unit, Ordering ordering, Value warp) {
   Emitter e{b, loc, state};
   bool byBarriers = ordering == Ordering::BlockBarriers;
   Value writer = e.get(word, kWriter);
   Value unordered =
       e.both(e.both(e.sge0(writer), e.ne(writer, unit)),
              e.gt(e.get(word, kWriteClock), e.block(kLastBarrier)));
-  Value h =
-      e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
-                     {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
-                     {e.neverWritten(word), kUninitialized},
-                     {e.onlyIf(byBarriers, unordered), kReadAfterWrite},
-                     {byBarriers ? e.none() : e.unorderedWrite(word, unit),
-                      kGroupReadAfterWrite}});
+  Value h = e.firstHazard(
+      {{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
+       {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
+       {e.neverWritten(word), kUninitialized},
+       {e.onlyIf(byBarriers, unordered), kReadAfterWrite},
+       {byBarriers ? e.none() : e.unorderedWrite(word, unit),
+        kGroupReadAfterWrite},
+       {byBarriers ? e.none() : e.unorderedWarpWrite(word, unit, warp),
+        kWarpReadAfterWrite}});
   if (byBarriers)
     e.noteRead(word, arith::ShLIOp::create(b, loc, e.i32(1), unit));
   else
@@ -356,7 +380,7 @@ Value races::read(OpBuilder &b, Location loc, Value state, Value word,
 }
 
 Value races::asyncRead(OpBuilder &b, Location loc, Value state, Value word,
-                       Value unit, bool wgmma, Ordering ordering) {
+                       Value unit, bool wgmma, Ordering ordering, Value warp) {
   Emitter e{b, loc, state};
   bool byBarriers = ordering == Ordering::BlockBarriers;
   // A thread's write reaches the async proxy through its fence, and the
@@ -367,13 +391,15 @@ Value races::asyncRead(OpBuilder &b, Location loc, Value state, Value word,
           ? e.both(e.sge0(e.get(word, kWriter)),
                    e.gt(e.get(word, kWriteClock), e.block(kFenceBeforeBarrier)))
           : e.unfencedWrite(word, unit);
-  Value h =
-      e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
-                     {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
-                     {e.neverWritten(word), kUninitialized},
-                     {byBarriers ? e.none() : e.unorderedWrite(word, unit),
-                      kGroupReadAfterWrite},
-                     {unfenced, kNoProxyFence}});
+  Value h = e.firstHazard(
+      {{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
+       {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
+       {e.neverWritten(word), kUninitialized},
+       {byBarriers ? e.none() : e.unorderedWrite(word, unit),
+        kGroupReadAfterWrite},
+       {byBarriers ? e.none() : e.unorderedWarpWrite(word, unit, warp),
+        kWarpReadAfterWrite},
+       {unfenced, kNoProxyFence}});
   if (byBarriers) {
     e.noteRead(word, unit);
     if (wgmma)
@@ -388,12 +414,12 @@ Value races::asyncRead(OpBuilder &b, Location loc, Value state, Value word,
 
 Value races::write(OpBuilder &b, Location loc, Value state, Value word,
                    Value unit, WriteKind kind, Ordering ordering,
-                   Value tmaBarrier, Value tmaPhase) {
+                   Value tmaBarrier, Value tmaPhase, Value warp) {
   Emitter e{b, loc, state};
   bool byBarriers = ordering == Ordering::BlockBarriers;
   Value inFlight = e.none(), afterRead = e.none(), afterWrite = e.none(),
         groupAfterRead = e.none(), otherWgmma = e.none(),
-        groupAfterWrite = e.none();
+        groupAfterWrite = e.none(), warpAfterWrite = e.none();
   if (byBarriers) {
     Value lastBarrier = e.block(kLastBarrier);
     // Readers other than this warp (a TMA load's: any reader).
@@ -416,6 +442,7 @@ Value races::write(OpBuilder &b, Location loc, Value state, Value word,
     groupAfterRead = reads.read;
     otherWgmma = reads.otherWgmma;
     groupAfterWrite = e.unorderedWrite(word, unit);
+    warpAfterWrite = e.unorderedWarpWrite(word, unit, warp);
   }
   Value h = e.firstHazard({{e.sge0(e.get(word, kCopyGroup)), kCopyInFlight},
                            {e.sge0(e.get(word, kTmaBarrier)), kTmaNotWaited},
@@ -424,13 +451,16 @@ Value races::write(OpBuilder &b, Location loc, Value state, Value word,
                            {afterWrite, kWriteAfterWrite},
                            {groupAfterRead, kGroupWriteAfterRead},
                            {otherWgmma, kGroupWgmmaInFlight},
-                           {groupAfterWrite, kGroupWriteAfterWrite}});
+                           {groupAfterWrite, kGroupWriteAfterWrite},
+                           {warpAfterWrite, kWarpWriteAfterWrite}});
   e.set(word, kWriteClock, e.block(kClock));
   e.set(word, kWriter, kind == WriteKind::Tma ? e.i32(-1) : unit);
   e.set(word, kCopyGroup,
         kind == WriteKind::CopyAsync ? e.block(kCopiesCommitted) : e.i32(-1));
   e.set(word, kTmaBarrier, kind == WriteKind::Tma ? tmaBarrier : e.i32(-1));
   e.set(word, kTmaPhase, kind == WriteKind::Tma ? tmaPhase : e.i32(-1));
+  if (!byBarriers)
+    e.set(word, kWriterWarp, kind != WriteKind::Tma && warp ? warp : e.i32(-1));
   return h;
 }
 
@@ -561,8 +591,11 @@ void races::syncGroups(OpBuilder &b, Location loc, Value state,
         joined[field] = e.max(joined[field], v);
     }
   }
-  for (int64_t g : members)
+  for (int64_t g : members) {
+    Value row = e.groupRow(e.i32(g));
     for (int64_t f = 0; f < kNumClockFields; ++f)
-      e.set(e.groupRow(e.i32(g)), f, joined[f]);
+      e.set(row, f, joined[f]);
+    e.set(row, kWarpsSynced, e.block(kClock));
+  }
   e.tickClock();
 }

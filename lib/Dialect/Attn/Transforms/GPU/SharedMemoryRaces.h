@@ -37,8 +37,11 @@
 // the warpgroup's last proxy fence, which an async-proxy read of its
 // writes by another warpgroup needs. An access of another
 // warpgroup that the accessing one has not acquired, or a wgmma read it
-// does not know complete, is a race (warps within a warpgroup are not
-// told apart there).
+// does not know complete, is a race. Within a warpgroup, a thread's write
+// and another warp's later read or write of the word race unless a barrier
+// of the warpgroup (named or the block's) lies between them (the warps'
+// own mbarrier arrivals and waits are not counted, nor their reads before
+// another warp's write).
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +83,8 @@ enum Hazard : int32_t {
   kGroupWriteAfterRead,
   kGroupWgmmaInFlight,
   kGroupWriteAfterWrite,
+  kWarpReadAfterWrite,
+  kWarpWriteAfterWrite,
   kNumHazards
 };
 /// The message for an access by `what` (an instruction) that hits `h`.
@@ -96,24 +101,27 @@ Value createState(OpBuilder &b, Location loc, int64_t sharedBytes);
 int64_t numWords(Value state);
 
 /// In what follows, `unit` (i32) is the accessing warp under BlockBarriers
-/// ordering and the accessing warpgroup under WarpGroups ordering.
+/// ordering and the accessing warpgroup under WarpGroups ordering; there,
+/// `warp` (i32) is the accessing warp within it, or null for an access of
+/// the whole warpgroup (wgmma) or of the async proxy (a TMA load).
 
 /// Checks and records a read of word `word` (index) by `unit` through the
 /// generic proxy (ld.shared, ldmatrix); returns its hazard.
 Value read(OpBuilder &b, Location loc, Value state, Value word, Value unit,
-           Ordering ordering);
+           Ordering ordering, Value warp = {});
 /// Checks and records a read through the async proxy: a wgmma (in flight
-/// until its group is waited for) or a TMA store. Under BlockBarriers
-/// ordering the reading warps are the bits of `unit`.
+/// until its group is waited for) or a TMA store (`warp`: the issuing
+/// thread's). Under BlockBarriers ordering the reading warps are the bits
+/// of `unit`.
 Value asyncRead(OpBuilder &b, Location loc, Value state, Value word, Value unit,
-                bool wgmma, Ordering ordering);
+                bool wgmma, Ordering ordering, Value warp = {});
 /// Checks and records a write by `unit`. A TMA load is written by the
 /// async proxy and completes with phase `tmaPhase` (i32) of mbarrier
 /// `tmaBarrier` (i32); its `unit` is the issuing warpgroup (WarpGroups
 /// ordering) or -1.
 Value write(OpBuilder &b, Location loc, Value state, Value word, Value unit,
             WriteKind kind, Ordering ordering, Value tmaBarrier = {},
-            Value tmaPhase = {});
+            Value tmaPhase = {}, Value warp = {});
 
 /// bar.sync of the whole block (which also syncs every warpgroup).
 void barrier(OpBuilder &b, Location loc, Value state);
@@ -150,7 +158,8 @@ void arrive(OpBuilder &b, Location loc, Value state, Value mbarrier,
 void completePhase(OpBuilder &b, Location loc, Value state, Value mbarrier);
 void acquire(OpBuilder &b, Location loc, Value state, Value mbarrier,
              Value group);
-/// A named barrier (bar.sync N) of the warpgroups `groups` (bits).
+/// A named barrier (bar.sync N) of the warpgroups `groups` (bits), which
+/// also orders the warps within each.
 void syncGroups(OpBuilder &b, Location loc, Value state, uint32_t groups);
 
 } // namespace races
