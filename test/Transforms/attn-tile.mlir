@@ -11,6 +11,7 @@
 // CHECK-LABEL: func @causal_block_skipping
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[C100:.*]] = arith.constant 100 : index
@@ -34,26 +35,45 @@
 // CHECK: %[[NFULL:.*]] = arith.divsi %[[FULL]], %[[C32]] : index
 // CHECK: %[[FULLEND:.*]] = arith.muli %[[NFULL]], %[[C32]] : index
 //
+// The accumulator, transposed (oT[Dv, rows]), starts at 0, 8 columns at a
+// time.
+// CHECK: %[[OT0:.*]] = scf.for %{{.*}} = %[[C0]] to %[[C16]] step %[[C8]] iter_args(%{{.*}}) -> (tensor<16x16xf32>)
+// CHECK:   vector.transfer_write %{{.*}} : vector<8x16xf32>, tensor<16x16xf32>
+//
 // Blocks every row sees: in-bounds reads, no element mask. Scores are kept
-// keys-major, sT[32 keys, 16 rows], as a sum of outer products over Dqk.
-// CHECK: %[[A:.*]]:4 = scf.for %[[J:.*]] = %[[C0]] to %[[FULLEND]] step %[[C32]] iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16x16xf32>, tensor<32x16xf32>)
-// CHECK:   %[[S:.*]] = scf.for %[[DD:.*]] = %[[C0]] to %[[C32]] step %[[C1]] iter_args(%{{.*}}) -> (vector<32x16xf32>)
-// CHECK:     vector.transfer_read {{.*}}[%[[C0]], %[[J]], %[[DD]]]{{.*}} {in_bounds = [true], permutation_map = #[[$KCOL]]} : tensor<1x100x32xf16>, vector<32xf16>
+// keys-major, sT[32 keys, 16 rows]: four register blocks of 8 keys x 16
+// rows, each a sum of outer products over Dqk.
+// CHECK: %[[A:.*]]:4 = scf.for %[[J:.*]] = %[[C0]] to %[[FULLEND]] step %[[C32]] iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[OT0]], %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>, tensor<16x16xf32>, tensor<32x16xf32>)
+// CHECK:   %[[S0:.*]] = scf.for %[[DD:.*]] = %[[C0]] to %[[C32]] step %[[C1]] iter_args(%{{.*}}) -> (vector<8x16xf32>)
+// CHECK:     vector.transfer_read {{.*}}[%[[C0]], %[[J]], %[[DD]]]{{.*}} {in_bounds = [true], permutation_map = #[[$KCOL]]} : tensor<1x100x32xf16>, vector<8xf16>
 // CHECK:     vector.transfer_read %[[QT]][%[[DD]], %[[C0]]]
-// CHECK:     vector.outerproduct {{.*}} : vector<32xf32>, vector<16xf32>
+// CHECK:     vector.outerproduct {{.*}} : vector<8xf32>, vector<16xf32>
+// CHECK:   vector.insert_strided_slice %[[S0]], %{{.*}} {offsets = [0, 0], strides = [1, 1]} : vector<8x16xf32> into vector<32x16xf32>
+// CHECK:   %[[J8:.*]] = arith.addi %[[J]], %[[C8]] : index
+// CHECK:   vector.transfer_read {{.*}}[%[[C0]], %[[J8]], %{{.*}}]{{.*}} : tensor<1x100x32xf16>, vector<8xf16>
+// CHECK:   vector.insert_strided_slice {{.*}} {offsets = [8, 0], strides = [1, 1]}
+// CHECK:   vector.insert_strided_slice {{.*}} {offsets = [16, 0], strides = [1, 1]}
+// CHECK:   %[[S:.*]] = vector.insert_strided_slice {{.*}} {offsets = [24, 0], strides = [1, 1]}
 // CHECK-NOT: arith.cmpi
 // CHECK:   vector.multi_reduction <maximumf>, %[[S]], %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
 // CHECK:   math.exp2
-// CHECK:   math.exp2
+// CHECK:   %[[ALPHA:.*]] = math.exp2
 // CHECK:   vector.multi_reduction <add>, %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
-// CHECK:   scf.for %{{.*}} = %[[C0]] to %[[C32]] step %[[C1]] iter_args(%{{.*}}) -> (vector<16x16xf32>)
-// CHECK:     vector.outerproduct {{.*}} : vector<16xf32>, vector<16xf32>
+// p.v: oT[e0 : e0 + 8, :] is rescaled by alpha, then held in registers
+// (8 columns x 16 rows) over the block's keys.
+// CHECK:   scf.for %[[E0:.*]] = %[[C0]] to %[[C16]] step %[[C8]] iter_args(%[[OT:.*]] = %{{.*}}) -> (tensor<16x16xf32>)
+// CHECK:     vector.transfer_read %[[OT]][%[[E0]], %[[C0]]]{{.*}} : tensor<16x16xf32>, vector<8x16xf32>
+// CHECK:     vector.broadcast %[[ALPHA]] : vector<16xf32> to vector<8x16xf32>
+// CHECK:     scf.for %{{.*}} = %[[C0]] to %[[C32]] step %[[C1]] iter_args(%{{.*}}) -> (vector<8x16xf32>)
+// CHECK:       vector.transfer_read {{.*}}[%[[C0]], %{{.*}}, %[[E0]]]{{.*}} : tensor<1x100x16xf16>, vector<8xf16>
+// CHECK:       vector.outerproduct {{.*}} : vector<8xf32>, vector<16xf32>
+// CHECK:     vector.transfer_write %{{.*}}, %[[OT]][%[[E0]], %[[C0]]] {in_bounds = [true, true]} : vector<8x16xf32>, tensor<16x16xf32>
 // CHECK:   scf.yield
 //
 // Blocks that cross the diagonal or the end of the keys: masked, and the
 // p.v loop stops at the last key.
 // CHECK: %[[M:.*]]:4 = scf.for %[[J2:.*]] = %[[FULLEND]] to %[[KVEND]] step %[[C32]] iter_args(%{{.*}} = %[[A]]#0, %{{.*}} = %[[A]]#1, %{{.*}} = %[[A]]#2, %{{.*}} = %[[A]]#3)
-// CHECK:   vector.transfer_read {{.*}} {permutation_map = #[[$KCOL]]} : tensor<1x100x32xf16>, vector<32xf16>
+// CHECK:   vector.transfer_read {{.*}} {permutation_map = #[[$KCOL]]} : tensor<1x100x32xf16>, vector<8xf16>
 // CHECK:   arith.cmpi slt
 // CHECK:   arith.cmpi sle
 // CHECK:   arith.select
@@ -66,8 +86,11 @@
 // CHECK: %[[POS:.*]] = arith.cmpf ogt, %[[M]]#1, %{{.*}} : vector<16xf32>
 // CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %[[M]]#1 : vector<16xf32>
 // CHECK: arith.select %[[POS]], %[[INV]], %{{.*}} : vector<16xi1>, vector<16xf32>
-// CHECK: arith.truncf %{{.*}} : vector<16x16xf32> to vector<16x16xf16>
-// CHECK: vector.transfer_write
+// The output, 8 columns at a time: oT scaled, transposed back to rows.
+// CHECK: scf.for %[[O0:.*]] = %[[C0]] to %[[C16]] step %[[C8]]
+// CHECK:   vector.transpose %{{.*}}, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
+// CHECK:   arith.truncf %{{.*}} : vector<16x8xf32> to vector<16x8xf16>
+// CHECK:   vector.transfer_write %{{.*}}[%[[C0]], %[[C0]], %[[O0]]] {in_bounds = [true, true]} : vector<16x8xf16>, tensor<1x16x16xf16>
 // CHECK: scf.forall.in_parallel
 
 // TILE-ONLY-LABEL: func @causal_block_skipping
@@ -93,11 +116,11 @@ func.func @causal_block_skipping(%q: tensor<2x64x32xf16>, %k: tensor<2x100x32xf1
 // CHECK: vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : tensor<1x?x64xf32>, vector<16xf32>
 // CHECK: %[[FULL:.*]]:4 = scf.for %{{.*}} = %c0 to %c96 step %c32
 // The tail block: a single iteration, inlined by the canonicalizer.
-// CHECK: vector.transfer_read {{.*}}[%c0, %c96, %{{.*}}], {{.*}} {permutation_map = #{{.*}}} : tensor<1x100x64xf32>, vector<32xf32>
+// CHECK: vector.transfer_read {{.*}}[%c0, %c96, %{{.*}}], {{.*}} {permutation_map = #{{.*}}} : tensor<1x100x64xf32>, vector<8xf32>
 // CHECK: arith.cmpi slt
 // CHECK: arith.maximumf %[[FULL]]#0
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1
-// CHECK: vector.transfer_write {{.*}} {in_bounds = [false, true]} : vector<16x64xf32>, tensor<1x?x64xf32>
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [false, true]} : vector<16x8xf32>, tensor<1x?x64xf32>
 func.func @tails(%q: tensor<4x40x64xf32>, %k: tensor<4x100x64xf32>, %o: tensor<4x40x64xf32>) -> tensor<4x40x64xf32> {
   %r = attn.attention ins(%q, %k, %k : tensor<4x40x64xf32>, tensor<4x100x64xf32>, tensor<4x100x64xf32>)
          outs(%o : tensor<4x40x64xf32>) scale = 0.125 -> tensor<4x40x64xf32>
@@ -174,4 +197,20 @@ func.func @causal_period(%q: tensor<2x40x32xf16>, %k: tensor<2x100x32xf16>, %v: 
   %0 = attn.attention ins(%q, %k, %v : tensor<2x40x32xf16>, tensor<2x100x32xf16>, tensor<2x100x16xf16>)
          outs(%o : tensor<2x40x16xf16>) scale = 0.25 causal = bottom_right causal_period(%c10) -> tensor<2x40x16xf16>
   return %0 : tensor<2x40x16xf16>
+}
+
+// -----
+
+// A tile of 6 rows (Lq = 6) is computed on vectors of 8 rows, the next power
+// of two (LLVM builds vectors of other lengths element by element): q's
+// rows past the 6th are read as 0, and the output's are not written.
+// CHECK-LABEL: func @rows_padded_to_power_of_two
+// CHECK: vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : tensor<1x6x32xf32>, vector<8xf32>
+// CHECK: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x8xf32> to vector<8xf32>
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [false, true]} : vector<8x8xf32>, tensor<1x6x16xf32>
+func.func @rows_padded_to_power_of_two(%q: tensor<2x6x32xf32>, %k: tensor<2x64x32xf32>, %v: tensor<2x64x16xf32>,
+                                       %o: tensor<2x6x16xf32>) -> tensor<2x6x16xf32> {
+  %r = attn.attention ins(%q, %k, %v : tensor<2x6x32xf32>, tensor<2x64x32xf32>, tensor<2x64x16xf32>)
+         outs(%o : tensor<2x6x16xf32>) scale = 0.25 -> tensor<2x6x16xf32>
+  return %r : tensor<2x6x16xf32>
 }
