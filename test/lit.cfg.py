@@ -107,6 +107,16 @@ config.substitutions.append(
         f" --shared-libs {runner_libs}",
     )
 )
+# --attn-approximate-exp2 against float64 exp2.
+config.substitutions.append(
+    (
+        "%exp2-check",
+        f"{python} {os.path.join(test_lib, 'exp2_check.py')}"
+        f" --attn-opt {os.path.join(config.attn_tools_dir, 'attn-opt')}"
+        f" --mlir-runner {os.path.join(config.llvm_tools_dir, 'mlir-runner')}"
+        f" --shared-libs {runner_libs}",
+    )
+)
 config.substitutions.append(
     ("%gpu-binary", f"{python} {os.path.join(test_lib, 'gpu_binary.py')}"))
 config.substitutions.append(

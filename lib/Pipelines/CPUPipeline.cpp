@@ -72,6 +72,8 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
   pm.addPass(createAttnDecompose());
   pm.addNestedPass<func::FuncOp>(std::make_unique<DecomposeAggregatesPass>());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  if (options.approximateExp2)
+    pm.addPass(createAttnApproximateExp2());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

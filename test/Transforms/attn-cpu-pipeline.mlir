@@ -1,13 +1,20 @@
 // RUN: attn-opt %s --attn-cpu-pipeline | FileCheck %s --check-prefix=IR
 // RUN: attn-opt %s --attn-cpu-pipeline | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs | FileCheck %s --check-prefix=EXEC
+// RUN: attn-opt %s --attn-cpu-pipeline=approximate-exp2=false | FileCheck %s --check-prefix=LIBM
+// RUN: attn-opt %s --attn-cpu-pipeline=approximate-exp2=false | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs | FileCheck %s --check-prefix=EXEC
 
-// The pipeline leaves only the LLVM dialect.
+// The pipeline leaves only the LLVM dialect. The exponentials are
+// polynomials (--attn-approximate-exp2), or libm's with approximate-exp2=false.
 // IR-NOT: attn.
 // IR-NOT: linalg.
 // IR-NOT: tensor.
 // IR-NOT: memref.
 // IR-LABEL: llvm.func @main()
-// IR: llvm.intr.exp
+// IR-NOT: llvm.intr.exp2
+// IR: llvm.intr.floor
+// IR-NOT: llvm.intr.exp2
+// LIBM-LABEL: llvm.func @main()
+// LIBM: llvm.intr.exp2
 
 // A problem whose answer is worked out by hand. q rows [1,0], [0,1], [1,1];
 // keys [1,0], [0,1]; values [1,2], [3,4]; scale 1; causal bottom_right with

@@ -63,7 +63,9 @@ std::vector<Chain> buildChains() {
        {canonicalize, [] { return attn::createAttnCheckScale(); }}},
       {"attn-raise,canonicalize", {raise, canonicalize}},
       {"attn-decompose", {[] { return attn::createAttnDecompose(); }}},
-      {"attn-tile", {[] { return attn::createAttnTile(); }}},
+      {"attn-tile,attn-approximate-exp2",
+       {[] { return attn::createAttnTile(); },
+        [] { return attn::createAttnApproximateExp2(); }}},
       {"attn-tile{q-tile=3 kv-tile=2},attn-decompose",
        {smallTiles, [] { return attn::createAttnDecompose(); }}},
       // Act on attn ops on memrefs only; anything they do not handle must

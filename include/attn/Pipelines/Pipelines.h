@@ -40,6 +40,12 @@ struct AttnCPUPipelineOptions
                      "q-tile rows), so that a tile reads K/V once per group, "
                      "where that fills tiles better (decoding)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> approximateExp2{
+      *this, "approximate-exp2",
+      llvm::cl::desc("Expand f32 math.exp2 into a vectorizable polynomial "
+                     "(--attn-approximate-exp2, within 1 ulp); false: one "
+                     "libm call per vector lane"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> threads{
       *this, "threads",
       llvm::cl::desc("Run the tiles in parallel with OpenMP (the program then "

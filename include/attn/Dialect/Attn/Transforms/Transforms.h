@@ -47,6 +47,10 @@ LogicalResult lowerAttentionTileToOnlineSoftmax(RewriterBase &rewriter,
 FailureOr<AttentionOp> packQueryHeadGroups(RewriterBase &rewriter,
                                            AttentionOp op, int64_t blockRows);
 
+/// Adds the pattern of --attn-approximate-exp2: every f32 math.exp2 (scalar
+/// or vector) becomes a polynomial and exponent-bit arithmetic.
+void populateApproximateExp2Patterns(RewritePatternSet &patterns);
+
 /// Registers the BufferizableOpInterface external model of attn.attention.
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 
