@@ -70,10 +70,11 @@ from gen_raise_tests import (amap, contract, dense, elementwise,  # noqa: E402
                              ty)
 
 # Lengths: 1, primes, powers of two and their neighbours (the default tiles
-# are 16 query rows by 32 keys).
+# are 64 query rows by 32 keys). Query tiles that are not powers of two run
+# on vectors of the next power of two.
 LENGTHS = [1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 37, 64]
 HEAD_DIMS = [1, 2, 3, 4, 5, 8, 16, 24, 32, 40, 64]
-TILES_Q = [1, 2, 3, 4, 8, 16, 32]
+TILES_Q = [1, 2, 3, 4, 8, 16, 24, 32, 64]
 TILES_KV = [1, 2, 5, 8, 16, 32, 64]
 # Cap on B*Hq*max(Lq, Lk)*max(Dqk, Dv) (and on the score matrix), so that
 # one case compiles and runs in about a second.

@@ -29,7 +29,7 @@ struct AttnCPUPipelineOptions
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> qTile{
       *this, "q-tile", llvm::cl::desc("Query rows per tile (fused)"),
-      llvm::cl::init(16)};
+      llvm::cl::init(64)};
   PassOptions::Option<int64_t> kvTile{
       *this, "kv-tile", llvm::cl::desc("Keys per online-softmax block (fused)"),
       llvm::cl::init(32)};

@@ -243,6 +243,16 @@ def AttnTile : Pass<"attn-tile"> {
       no visible key is 0: a max of -inf is replaced by 0 before it is
       subtracted, so no `-inf - -inf` NaN arises and `l` stays 0.
 
+    The vectors run along the tile's query rows (padded to a power of two:
+    LLVM builds vectors of other lengths element by element): the scores
+    are kept keys-major, `s^T [kv-tile, rows]`, so the row-wise max and sum
+    are elementwise, and the accumulator transposed, `acc^T [Dv, rows]`.
+    Both products are register-blocked: a block of `s^T` (keys) or of
+    `acc^T` (output columns), 128 f32 in all, stays in registers over its
+    whole loop (over Dqk, or over the block's keys), with the K or V
+    elements broadcast from single loads. With `q-tile = 64` that is 2 keys
+    or columns of 4 AVX-512 registers each.
+
     With causal masking the key loop stops after the last block any row of
     the tile can see, and is split in two: blocks entirely visible to every
     row of the tile run without the element-wise causal and bounds masks;
@@ -258,7 +268,7 @@ def AttnTile : Pass<"attn-tile"> {
     them afterwards).
   }];
   let options = [
-    Option<"qTile", "q-tile", "int64_t", /*default=*/"16",
+    Option<"qTile", "q-tile", "int64_t", /*default=*/"64",
            "Query rows per tile">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"32",
            "Keys per block of the online-softmax loop">,
