@@ -11,7 +11,9 @@ including the JIT, or a numpy child process), measured with /usr/bin/time.
 
 Prints a table of medians, GFLOP/s (4 * B * H * Lq * Lk * D flops, halved
 for causal), ratios, and peak memory; writes it as CSV and, when matplotlib
-is available, a PNG of time and memory against L.
+is available, a PNG of time and memory against L. With ``--baseline
+ATTN_OPT`` it also times the fused pipeline of another build of attn-opt
+(an earlier commit) in the same run, as the "baseline" columns.
 
     /usr/bin/python3 bench/cpu/attention_bench.py --build build --out bench/cpu/results
 """
@@ -93,6 +95,11 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--unfused-max-length", type=int, default=4096,
                     help="skip the (slow) unfused pipeline above this L")
+    ap.add_argument("--baseline", metavar="ATTN_OPT",
+                    help="also time the fused pipeline of this attn-opt")
+    ap.add_argument("--fused-options", default="",
+                    help="options of the fused --attn-cpu-pipeline, e.g. "
+                    "'q-tile=16 approximate-exp2=false'")
     args = ap.parse_args()
 
     opt = os.path.join(args.build, "bin", "attn-opt")
@@ -104,13 +111,20 @@ def main():
                 for L in map(int, args.lengths.split(",")):
                     flops = 4.0 * L * L * D * (0.5 if causal else 1.0)
                     row = {"L": L, "D": D, "causal": causal}
-                    configs = [("fused", "--attn-cpu-pipeline"),
-                               ("unfused", "--attn-cpu-pipeline=fused=false")]
-                    for name, pipeline in configs:
+                    fused = "--attn-cpu-pipeline"
+                    if args.fused_options:
+                        fused += f"={args.fused_options}"
+                    configs = [("fused", opt, fused),
+                               ("unfused", opt,
+                                "--attn-cpu-pipeline=fused=false")]
+                    if args.baseline:
+                        configs.append(("baseline", args.baseline,
+                                        "--attn-cpu-pipeline"))
+                    for name, tool, pipeline in configs:
                         if name == "unfused" and L > args.unfused_max_length:
                             row[name] = row[name + "_mb"] = float("nan")
                             continue
-                        times, mb = run_mlir(opt, pipeline, L, D, causal,
+                        times, mb = run_mlir(tool, pipeline, L, D, causal,
                                              args.reps, work)
                         row[name], row[name + "_mb"] = statistics.median(times), mb
                     times, mb = run_numpy(L, D, causal, args.reps)
@@ -128,15 +142,20 @@ def main():
 
 
 def print_row(r, header):
+    baseline = "baseline" in r
     if header:
         print("| L | D | causal | fused ms | unfused ms | numpy ms | fused GFLOP/s "
-              "| unfused/fused | numpy/fused | fused MB | unfused MB | numpy MB |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "| unfused/fused | numpy/fused | fused MB | unfused MB | numpy MB |"
+              + (" baseline ms | baseline/fused |" if baseline else ""))
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|"
+              + ("---|---|" if baseline else ""))
     print(f"| {r['L']} | {r['D']} | {'yes' if r['causal'] else 'no'} "
           f"| {r['fused'] * 1e3:.1f} | {r['unfused'] * 1e3:.1f} | {r['numpy'] * 1e3:.1f} "
           f"| {r['gflops']:.2f} | {r['unfused'] / r['fused']:.2f} "
           f"| {r['numpy'] / r['fused']:.2f} | {r['fused_mb']:.0f} "
-          f"| {r['unfused_mb']:.0f} | {r['numpy_mb']:.0f} |")
+          f"| {r['unfused_mb']:.0f} | {r['numpy_mb']:.0f} |"
+          + (f" {r['baseline'] * 1e3:.1f} | {r['baseline'] / r['fused']:.2f} |"
+             if baseline else ""))
 
 
 def plot(rows, path):
@@ -153,7 +172,10 @@ def plot(rows, path):
             sel = [r for r in rows if r["D"] == D and r["causal"] == causal]
             Ls = [r["L"] for r in sel]
             tag = f"D={D}{' causal' if causal else ''}"
-            for key, style in (("fused", "-o"), ("unfused", "--s"), ("numpy", ":^")):
+            keys = [("fused", "-o"), ("unfused", "--s"), ("numpy", ":^")]
+            if "baseline" in sel[0]:
+                keys.append(("baseline", "-.x"))
+            for key, style in keys:
                 ax_t.plot(Ls, [r[key] * 1e3 for r in sel], style, label=f"{key} {tag}")
                 if not causal:
                     ax_m.plot(Ls, [r[key + "_mb"] for r in sel], style, label=f"{key} {tag}")

@@ -89,7 +89,7 @@ def main():
                     "4,32,8,1,4096,128;1,32,4,1,8192,64",
                     help="'B,Hq,Hkv,Lq,Lk,D;...'")
     ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--q-tile", type=int, default=16,
+    ap.add_argument("--q-tile", type=int, default=64,
                     help="the fused pipeline's q-tile (rows per tile)")
     ap.add_argument("--causal", choices=("top_left", "bottom_right"),
                     help="causal rows (bottom_right: speculative decoding)")
