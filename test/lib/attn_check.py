@@ -499,11 +499,12 @@ def emit_program(pb: Problem) -> str:
 # ---------------------------------------------------------------------------
 
 
-def run_tool(cmd: list[str]) -> str:
-    """Runs ``cmd`` and returns its stdout; raises ToolError on failure."""
+def run_tool(cmd: list[str], stdin: Optional[str] = None) -> str:
+    """Runs ``cmd`` (with ``stdin`` as its input) and returns its stdout;
+    raises ToolError on failure."""
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True,
-                              timeout=TOOL_TIMEOUT_S)
+                              input=stdin, timeout=TOOL_TIMEOUT_S)
     except FileNotFoundError as e:
         raise ToolError(f"cannot run {cmd[0]}: {e}") from None
     except subprocess.TimeoutExpired:
@@ -513,6 +514,17 @@ def run_tool(cmd: list[str]) -> str:
         raise ToolError(f"exit status {proc.returncode}: {shlex.join(cmd)}\n"
                         f"{proc.stderr}{proc.stdout[-2000:]}")
     return proc.stdout
+
+
+def lower_and_run(attn_opt: str, passes: list[str], program: str,
+                  mlir_runner: str, shared_libs: str) -> tuple[str, str]:
+    """Lowers ``program`` (MLIR text) with ``attn-opt passes`` and runs its
+    @main with mlir-runner; returns the lowered module and what it printed.
+    Raises ToolError on failure."""
+    lowered = run_tool([attn_opt, "-", *passes], stdin=program)
+    printed = run_tool([mlir_runner, "-e", "main", "-entry-point-result=void",
+                        f"-shared-libs={shared_libs}"], stdin=lowered)
+    return lowered, printed
 
 
 _NUMBER = re.compile(

@@ -32,13 +32,13 @@ import argparse
 import math
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_check import DEFAULT_SHARED_LIBS  # noqa: E402
+from attn_check import (DEFAULT_SHARED_LIBS, ToolError,  # noqa: E402
+                        lower_and_run)
 
 COLUMNS = 16
 ROWS_PER_VECTOR = 4
@@ -174,28 +174,22 @@ def main() -> int:
     args = parser.parse_args()
 
     x = inputs(args.seed)
-    lower = subprocess.run(
-        [args.attn_opt, "-", "--attn-approximate-exp2",
-         "--convert-vector-to-scf=full-unroll", "--lower-affine",
-         "--convert-scf-to-cf",
-         "--convert-vector-to-llvm", "--convert-to-llvm",
-         "--reconcile-unrealized-casts"],
-        input=program(x), capture_output=True, text=True)
-    if lower.returncode != 0:
-        print(lower.stderr[:2000], file=sys.stderr)
+    try:
+        lowered, printed = lower_and_run(
+            args.attn_opt,
+            ["--attn-approximate-exp2", "--convert-vector-to-scf=full-unroll",
+             "--lower-affine", "--convert-scf-to-cf",
+             "--convert-vector-to-llvm", "--convert-to-llvm",
+             "--reconcile-unrealized-casts"],
+            program(x), args.mlir_runner, args.shared_libs)
+    except ToolError as e:
+        print(str(e)[:2000], file=sys.stderr)
         return 2
-    if "exp2" in lower.stdout:
+    if "exp2" in lowered:
         print("the lowered program still calls exp2", file=sys.stderr)
         return 2
-    run = subprocess.run(
-        [args.mlir_runner, "-e", "main", "-entry-point-result=void",
-         f"-shared-libs={args.shared_libs}"],
-        input=lower.stdout, capture_output=True, text=True)
-    if run.returncode != 0:
-        print(run.stderr[:2000], file=sys.stderr)
-        return 2
     try:
-        vector, scalar = parse(run.stdout, len(x))
+        vector, scalar = parse(printed, len(x))
     except ValueError as e:
         print(e, file=sys.stderr)
         return 2

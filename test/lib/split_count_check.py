@@ -36,12 +36,12 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import subprocess
 import sys
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_check import DEFAULT_SHARED_LIBS  # noqa: E402
+from attn_check import (DEFAULT_SHARED_LIBS, ToolError,  # noqa: E402
+                        lower_and_run)
 
 # (wave blocks, max splits): H100/H200 (132 SMs) and A100 (108 SMs) with one
 # and two resident blocks, a 100-SM part (a wave divisible by 5: the 80%
@@ -144,22 +144,17 @@ def main() -> int:
 
     rng = random.Random(args.seed)
     table = [(wave, cap, cases(wave, rng)) for wave, cap in CONFIGS]
-    lower = subprocess.run(
-        [args.attn_opt, "-", "--attn-test-split-count", "--arith-expand",
-         "--convert-scf-to-cf", "--convert-vector-to-llvm",
-         "--convert-to-llvm", "--reconcile-unrealized-casts"],
-        input=program(table), capture_output=True, text=True)
-    if lower.returncode != 0:
-        print(lower.stderr[:2000], file=sys.stderr)
+    try:
+        lowered, printed = lower_and_run(
+            args.attn_opt,
+            ["--attn-test-split-count", "--arith-expand",
+             "--convert-scf-to-cf", "--convert-vector-to-llvm",
+             "--convert-to-llvm", "--reconcile-unrealized-casts"],
+            program(table), args.mlir_runner, args.shared_libs)
+    except ToolError as e:
+        print(str(e)[:2000], file=sys.stderr)
         return 2
-    run = subprocess.run(
-        [args.mlir_runner, "-e", "main", "-entry-point-result=void",
-         f"-shared-libs={args.shared_libs}"],
-        input=lower.stdout, capture_output=True, text=True)
-    if run.returncode != 0:
-        print(run.stderr[:2000], file=sys.stderr)
-        return 2
-    counts = [int(line) for line in run.stdout.split()]
+    counts = [int(line) for line in printed.split()]
     total = sum(len(grid) for _, _, grid in table)
     if len(counts) != total:
         print(f"expected {total} counts, got {len(counts)}", file=sys.stderr)
