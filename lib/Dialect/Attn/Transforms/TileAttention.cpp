@@ -195,6 +195,13 @@ private:
     Type elt = cast<ShapedType>(source.getType()).getElementType();
     return arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
   }
+  /// An in-bounds read of a `shape` vector from the f32 scratch `tile`.
+  Value readScratch(OpBuilder &b, Value tile, ValueRange idx,
+                    ArrayRef<int64_t> shape) {
+    return vector::TransferReadOp::create(
+        b, loc, vec(b, shape), tile, idx, padding(b, tile),
+        SmallVector<bool>(shape.size(), true));
+  }
   AffineMap pick(OpBuilder &b, ArrayRef<AffineExpr> exprs) {
     return AffineMap::get(rank, 0, exprs, b.getContext());
   }
@@ -270,10 +277,7 @@ Value OnlineSoftmaxEmitter::scoresT(OpBuilder &b, Value j0, bool masked) {
                                   nb, loc, vec(nb, {n}, kElt), key,
                                   indices(nb, first, d), padding(nb, key),
                                   keyColumn, ArrayRef<bool>{!masked}));
-          Value q = vector::TransferReadOp::create(
-              nb, loc, vec(nb, {R}), qT, ValueRange{d, cst(nb, 0)},
-              arith::ConstantOp::create(nb, loc, nb.getF32FloatAttr(0)),
-              ArrayRef<bool>{true});
+          Value q = readScratch(nb, qT, ValueRange{d, cst(nb, 0)}, {R});
           Value sum = vector::OuterProductOp::create(nb, loc, vec(nb, {n, R}),
                                                      k, q, args[0]);
           scf::YieldOp::create(nb, loc, sum);
@@ -358,20 +362,14 @@ OnlineSoftmaxEmitter::State OnlineSoftmaxEmitter::step(OpBuilder &b, Value j0,
   Value value = op.getValue();
   Type vElt = cast<ShapedType>(value.getType()).getElementType();
   auto update = [&](OpBuilder &nb, Value accT, Value e0, int64_t n) {
-    Value o = vector::TransferReadOp::create(
-        nb, loc, vec(nb, {n, R}), accT, ValueRange{e0, zero},
-        arith::ConstantOp::create(nb, loc, nb.getF32FloatAttr(0)),
-        ArrayRef<bool>{true, true});
+    Value o = readScratch(nb, accT, ValueRange{e0, zero}, {n, R});
     o = arith::MulFOp::create(
         nb, loc, o,
         vector::BroadcastOp::create(nb, loc, vec(nb, {n, R}), alpha));
     auto products = scf::ForOp::create(
         nb, loc, zero, keysHere, cst(nb, 1), ValueRange{o},
         [&](OpBuilder &lb, Location, Value j, ValueRange args) {
-          Value pj = vector::TransferReadOp::create(
-              lb, loc, vec(lb, {R}), pScratch, ValueRange{j, cst(lb, 0)},
-              arith::ConstantOp::create(lb, loc, lb.getF32FloatAttr(0)),
-              ArrayRef<bool>{true});
+          Value pj = readScratch(lb, pScratch, ValueRange{j, cst(lb, 0)}, {R});
           Value key = arith::AddIOp::create(lb, loc, j0, j);
           Value vj = toF32(lb, vector::TransferReadOp::create(
                                    lb, loc, vec(lb, {n}, vElt), value,
@@ -535,10 +533,7 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
   Type elt = op.getInitType().getElementType();
   return forEachColumnBlock(
       b, op.getInit(), [&](OpBuilder &nb, Value init, Value e0, int64_t n) {
-        Value o = vector::TransferReadOp::create(
-            nb, loc, vec(nb, {n, R}), state.accT, ValueRange{e0, zero},
-            arith::ConstantOp::create(nb, loc, nb.getF32FloatAttr(0)),
-            ArrayRef<bool>{true, true});
+        Value o = readScratch(nb, state.accT, ValueRange{e0, zero}, {n, R});
         o = arith::MulFOp::create(
             nb, loc, o,
             vector::BroadcastOp::create(nb, loc, vec(nb, {n, R}), inverse));
