@@ -516,6 +516,13 @@ def run_tool(cmd: list[str], stdin: Optional[str] = None) -> str:
     return proc.stdout
 
 
+def add_runner_arguments(parser: argparse.ArgumentParser) -> None:
+    """The tool arguments of a script that calls lower_and_run."""
+    parser.add_argument("--attn-opt", required=True)
+    parser.add_argument("--mlir-runner", required=True)
+    parser.add_argument("--shared-libs", default=DEFAULT_SHARED_LIBS)
+
+
 def lower_and_run(attn_opt: str, passes: list[str], program: str,
                   mlir_runner: str, shared_libs: str) -> tuple[str, str]:
     """Lowers ``program`` (MLIR text) with ``attn-opt passes`` and runs its

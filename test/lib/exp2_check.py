@@ -37,7 +37,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_check import (DEFAULT_SHARED_LIBS, ToolError,  # noqa: E402
+from attn_check import (ToolError, add_runner_arguments,  # noqa: E402
                         lower_and_run)
 
 COLUMNS = 16
@@ -166,9 +166,7 @@ def check(name: str, x: np.ndarray, r: np.ndarray, max_ulp: float) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--attn-opt", required=True)
-    parser.add_argument("--mlir-runner", required=True)
-    parser.add_argument("--shared-libs", default=DEFAULT_SHARED_LIBS)
+    add_runner_arguments(parser)
     parser.add_argument("--max-ulp", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -40,7 +40,7 @@ import sys
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_check import (DEFAULT_SHARED_LIBS, ToolError,  # noqa: E402
+from attn_check import (ToolError, add_runner_arguments,  # noqa: E402
                         lower_and_run)
 
 # (wave blocks, max splits): H100/H200 (132 SMs) and A100 (108 SMs) with one
@@ -136,9 +136,7 @@ def program(table: list[tuple[int, int, list[tuple[int, int]]]]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--attn-opt", required=True)
-    parser.add_argument("--mlir-runner", required=True)
-    parser.add_argument("--shared-libs", default=DEFAULT_SHARED_LIBS)
+    add_runner_arguments(parser)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
