@@ -79,6 +79,10 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
 
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
+  // Contiguous arguments: with fully dynamic strides no vector of a K or V
+  // row can be a single load.
+  bufferization.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   bufferization::buildBufferDeallocationPipeline(pm);
 
