@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPU/KeyRange.h"
+
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 #include "attn/Dialect/Attn/Transforms/Transforms.h"
@@ -171,13 +173,6 @@ private:
     return vector::BroadcastOp::create(
         b, loc, vec(b, shape, i32), arith::IndexCastOp::create(b, loc, i32, v));
   }
-  /// [n] as i32 lanes n0 + 0, n0 + 1, ...
-  Value iota(OpBuilder &b, int64_t n, Value start) {
-    Value steps = arith::IndexCastOp::create(
-        b, loc, vec(b, {n}, b.getI32Type()),
-        vector::StepOp::create(b, loc, vec(b, {n}, b.getIndexType())));
-    return arith::AddIOp::create(b, loc, steps, splatI32(b, {n}, start));
-  }
   /// [R] -> [C, R]: the same row values for every key.
   Value broadcastKeys(OpBuilder &b, Value v) {
     Type elt = cast<VectorType>(v.getType()).getElementType();
@@ -251,12 +246,9 @@ private:
   /// accumulators (8 AVX-512 registers) whatever the rows, 1 to 8 vectors.
   int64_t kBlock;
   bool rowsInBounds = false;
-  Value qT;       // scratch [D, R] f32: q^T * scale * log2(e)
-  Value lq, lk;   // index
-  Value diagonal; // causal: key j visible to row i iff j <= i + diagonal
-  // With a causal period, row i's last visible key, (i + offset) mod P +
-  // diagonal, for the tile's rows (i32 [R]).
-  Value periodicLimits;
+  Value qT;        // scratch [D, R] f32: q^T * scale * log2(e)
+  Value lq, lk;    // index
+  Value rowLimits; // causal: row i's last visible key (i32 [R])
 };
 } // namespace
 
@@ -302,18 +294,16 @@ Value OnlineSoftmaxEmitter::scoresT(OpBuilder &b, Value j0, bool masked) {
 
   // Keys past the end, and causally hidden keys, become -inf.
   Type i32 = b.getI32Type();
-  Value keyColumnIdx =
-      vector::ShapeCastOp::create(b, loc, vec(b, {C, 1}, i32), iota(b, C, j0));
+  Value keyColumnIdx = vector::ShapeCastOp::create(b, loc, vec(b, {C, 1}, i32),
+                                                   cpu::iotaI32(b, loc, C, j0));
   Value keys =
       vector::BroadcastOp::create(b, loc, vec(b, {C, R}, i32), keyColumnIdx);
   Value end = splatI32(b, {C, R}, lk);
   Value visible =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, keys, end);
-  if (diagonal) {
-    Value rowLimit = broadcastKeys(b, periodicLimits ? periodicLimits
-                                                     : iota(b, R, diagonal));
+  if (rowLimits) {
     Value causal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                         keys, rowLimit);
+                                         keys, broadcastKeys(b, rowLimits));
     visible = arith::AndIOp::create(b, loc, visible, causal);
   }
   Value negInf =
@@ -456,55 +446,8 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
       });
   qT = transpose.getResult(0);
 
-  auto clamp = [&](Value x, Value hi) {
-    return arith::MinSIOp::create(b, loc,
-                                  arith::MaxSIOp::create(b, loc, x, zero), hi);
-  };
-  Value kvEnd = lk, fullLimit = lk;
-  Value period = op.getCausalPeriod();
-  if (std::optional<CausalAlignment> causal = op.getCausal();
-      causal && !period) {
-    if (*causal == CausalAlignment::BottomRight)
-      diagonal = arith::SubIOp::create(b, loc, lk, lq);
-    else
-      diagonal = op.getCausalOffset() ? op.getCausalOffset() : zero;
-    // The last row sees keys up to lq - 1 + diagonal: later blocks are
-    // skipped. The first row sees keys up to diagonal: earlier blocks are
-    // visible to every row and need no causal mask.
-    kvEnd = clamp(arith::AddIOp::create(b, loc, lq, diagonal), lk);
-    fullLimit = clamp(arith::AddIOp::create(b, loc, diagonal, cst(b, 1)), lk);
-  } else if (causal) {
-    // Row i is query (i + offset) mod P. The tile's rows run from query
-    // `first` up, and wrap to query 0 after P - 1 if there are enough.
-    diagonal = *causal == CausalAlignment::BottomRight
-                   ? arith::SubIOp::create(b, loc, lk, period).getResult()
-                   : zero;
-    Value offset = op.getCausalOffset() ? op.getCausalOffset() : zero;
-    periodicLimits =
-        arith::AddIOp::create(b, loc,
-                              arith::RemUIOp::create(b, loc, iota(b, R, offset),
-                                                     splatI32(b, {R}, period)),
-                              splatI32(b, {R}, diagonal));
-    Value first = arith::RemUIOp::create(b, loc, offset, period);
-    Value last = arith::SubIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, first, lq), cst(b, 1));
-    Value wraps =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, last, period);
-    Value maxQuery = arith::SelectOp::create(
-        b, loc, wraps, arith::SubIOp::create(b, loc, period, cst(b, 1)), last);
-    Value minQuery = arith::SelectOp::create(b, loc, wraps, zero, first);
-    // The end of the keys that query `query` sees.
-    auto keysThrough = [&](Value query) {
-      return clamp(arith::AddIOp::create(
-                       b, loc, arith::AddIOp::create(b, loc, query, diagonal),
-                       cst(b, 1)),
-                   lk);
-    };
-    kvEnd = keysThrough(maxQuery);
-    fullLimit = keysThrough(minQuery);
-  }
-  Value fullEnd = arith::MulIOp::create(
-      b, loc, arith::DivSIOp::create(b, loc, fullLimit, cst(b, C)), cst(b, C));
+  cpu::KeyRange range = cpu::computeKeyRange(b, op, R, C, lq, lk);
+  rowLimits = range.rowLimits;
 
   double inf = std::numeric_limits<double>::infinity();
   Value accT = forEachColumnBlock(
@@ -517,8 +460,8 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
       });
   State state{splat(b, vec(b, {R}), -inf), splat(b, vec(b, {R}), 0.0), accT,
               tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{C, R}, f32(b))};
-  emitLoop(b, zero, fullEnd, state, /*masked=*/false);
-  emitLoop(b, fullEnd, kvEnd, state, /*masked=*/true);
+  emitLoop(b, zero, range.fullEnd, state, /*masked=*/false);
+  emitLoop(b, range.fullEnd, range.end, state, /*masked=*/true);
 
   // out = acc / l once per row; rows that saw no key (l == 0) are 0.
   Value zeroR = splat(b, vec(b, {R}), 0.0);
