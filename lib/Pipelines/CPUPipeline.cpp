@@ -65,6 +65,7 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
     AttnTileOptions tile;
     tile.qTile = options.qTile;
     tile.kvTile = options.kvTile;
+    tile.rowMajorRows = options.rowMajorRows;
     pm.addPass(createAttnTile(tile));
   }
   // Ops the fused path leaves (memrefs, dynamic head dims) and the unfused

@@ -1,5 +1,11 @@
-// RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32" --canonicalize --cse --split-input-file | FileCheck %s
+// RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32 row-major-rows=0" --canonicalize --cse --split-input-file | FileCheck %s
 // RUN: attn-opt %s --attn-tile="q-tile=16 online-softmax=false" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=TILE-ONLY
+// RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=ROW
+// RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32 row-major-rows=4" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=ROW4
+
+// Prefix CHECK tests the keys-major kernel (row-major-rows=0), prefix ROW
+// the defaults, where tiles of at most 16 static rows take the row-major
+// kernel.
 
 // Causal bottom_right, Lq = 64, Lk = 100: the tile of rows [i, i+16) sees
 // keys j <= row + 36, so its diagonal is d = i + 36. Blocks below
@@ -179,8 +185,8 @@ func.func @left_alone(%q: memref<4x8x16xf32>, %o: memref<4x8x16xf32>, %t: tensor
 // CHECK: scf.forall (%{{.*}}, %[[I:.*]]) = (0, 0) to (2, 40) step (1, 16)
 // CHECK: %[[ROWS:.*]] = affine.min #{{.*}}(%[[I]])
 // CHECK: %[[STEP:.*]] = vector.step : vector<16xindex>
-// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : vector<16xi32>
-// CHECK: %[[QUERY:.*]] = arith.remui %[[ROW]], %{{.*}} : vector<16xi32>
+// CHECK: %[[QROW:.*]] = arith.addi %{{.*}}, %{{.*}} : vector<16xi32>
+// CHECK: %[[QUERY:.*]] = arith.remui %[[QROW]], %{{.*}} : vector<16xi32>
 // CHECK: %[[LIMITS:.*]] = arith.addi %[[QUERY]], %{{.*}} : vector<16xi32>
 // CHECK: %[[FIRST:.*]] = arith.remui %[[I]], %c10 : index
 // CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %[[ROWS]] : index
@@ -213,4 +219,136 @@ func.func @rows_padded_to_power_of_two(%q: tensor<2x6x32xf32>, %k: tensor<2x64x3
   %r = attn.attention ins(%q, %k, %v : tensor<2x6x32xf32>, tensor<2x64x32xf32>, tensor<2x64x16xf32>)
          outs(%o : tensor<2x6x16xf32>) scale = 0.25 -> tensor<2x6x16xf32>
   return %r : tensor<2x6x16xf32>
+}
+
+// -----
+
+// Decoding, one query row: the row-major kernel. Its vectors run along the
+// head dims, 16 lanes: q (Dqk = 40) is scaled into a [1, 48] scratch, 0
+// past Dqk. The scores of 16 keys are a [16 keys, 16 lanes] block of
+// partial products over the whole chunks of Dqk, plus the masked tail
+// chunk, then a tree of 4 levels of shuffles and adds that leaves key k in
+// lane k. Lk = 100 = 3 * 32 + 4: three unmasked blocks, one masked. The
+// accumulator [1, 32] holds Dv = 24 padded to whole vectors.
+// ROW-LABEL: func @row_major_decode
+// ROW-DAG: %[[C0:.*]] = arith.constant 0 : index
+// ROW-DAG: %[[C16:.*]] = arith.constant 16 : index
+// ROW-DAG: %[[C32:.*]] = arith.constant 32 : index
+// ROW-DAG: %[[C48:.*]] = arith.constant 48 : index
+// ROW-DAG: %[[C96:.*]] = arith.constant 96 : index
+// ROW-DAG: %[[QSCALE:.*]] = arith.constant dense<0.360673755> : vector<16xf32>
+// ROW: scf.forall
+// ROW: %[[Q:.*]] = scf.for %[[QD:.*]] = %[[C0]] to %[[C48]] step %[[C16]] iter_args(%{{.*}}) -> (tensor<1x48xf32>)
+// ROW:   vector.transfer_read {{.*}}[%[[C0]], %[[C0]], %[[QD]]], %{{.*}} : tensor<1x1x40xf32>, vector<16xf32>
+// ROW:   arith.mulf %{{.*}}, %[[QSCALE]] : vector<16xf32>
+// ROW: %[[A:.*]]:4 = scf.for %[[J:.*]] = %[[C0]] to %[[C96]] step %[[C32]] iter_args({{.*}}) -> (f32, f32, tensor<1x32xf32>, tensor<1x32xf32>)
+// ROW:   scf.for %[[G:.*]] = %[[C0]] to %[[C32]] step %[[C16]]
+// ROW:     %[[FIRST:.*]] = arith.addi %[[J]], %[[G]] : index
+// ROW:     scf.for %[[D:.*]] = %[[C0]] to %[[C32]] step %[[C16]] iter_args(%{{.*}}) -> (vector<16x16xf32>)
+// ROW:       vector.transfer_read {{.*}}[%[[C0]], %[[FIRST]], %[[D]]], %{{.*}} {in_bounds = [true, true]} : tensor<1x100x40xf32>, vector<16x16xf32>
+// ROW:       vector.transfer_read %[[Q]][%{{.*}}, %[[D]]]
+// ROW:       vector.fma {{.*}} : vector<16x16xf32>
+// ROW:     vector.transfer_read {{.*}}[%[[C0]], %[[FIRST]], %[[C32]]], %{{.*}} {in_bounds = [true, false]} : tensor<1x100x40xf32>, vector<16x16xf32>
+// ROW:     vector.fma {{.*}} : vector<16x16xf32>
+// ROW-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+// ROW-COUNT-4: vector.shuffle %{{.*}}, %{{.*}} [4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31]
+// ROW-COUNT-2: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29]
+// ROW:     vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
+// ROW:     %[[SUMS:.*]] = arith.addf
+// ROW:     vector.transfer_write %[[SUMS]], %{{.*}}[%{{.*}}, %[[G]]] {in_bounds = [true]} : vector<16xf32>, tensor<1x32xf32>
+// Unmasked: no key mask; the max is a tree of halves, the sum one
+// reassociable reduction.
+// ROW-NOT: arith.cmpi
+// ROW:   arith.maximumf {{.*}} : vector<16xf32>
+// ROW:   math.exp2 {{.*}} : vector<32xf32>
+// ROW:   math.exp2 {{.*}} : f32
+// ROW:   vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<32xf32> into f32
+// p.v: each V row (Dv = 24, read as 32 lanes, 0 past Dv) once per key.
+// ROW:   scf.for %[[K:.*]] = %[[C0]] to %[[C32]] step %{{.*}} iter_args(%{{.*}}) -> (vector<32xf32>)
+// ROW:     vector.transfer_read {{.*}}, %{{.*}} : tensor<1x100x24xf32>, vector<32xf32>
+// ROW:     tensor.extract %{{.*}}[%[[C0]], %[[K]]] : tensor<1x32xf32>
+// ROW:     vector.fma {{.*}} : vector<32xf32>
+// The masked block: keys past Lk read as 0, then hidden.
+// ROW: vector.transfer_read {{.*}} {in_bounds = [false, true]} : tensor<1x100x40xf32>, vector<16x16xf32>
+// ROW: arith.cmpi slt
+// ROW: arith.select {{.*}} : vector<32xi1>, vector<32xf32>
+// ROW: arith.cmpf ogt
+// ROW: arith.divf
+// ROW: vector.transfer_write {{.*}} : vector<32xf32>, tensor<1x1x24xf32>
+func.func @row_major_decode(%q: tensor<2x1x40xf32>, %k: tensor<2x100x40xf32>, %v: tensor<2x100x24xf32>,
+                            %o: tensor<2x1x24xf32>) -> tensor<2x1x24xf32> {
+  %r = attn.attention ins(%q, %k, %v : tensor<2x1x40xf32>, tensor<2x100x40xf32>, tensor<2x100x24xf32>)
+         outs(%o : tensor<2x1x24xf32>) scale = 0.25 -> tensor<2x1x24xf32>
+  return %r : tensor<2x1x24xf32>
+}
+
+// -----
+
+// Four packed rows with a causal period of 2 (two query heads of two
+// queries each, bottom_right: diagonal 98): row i's last visible key is
+// (i mod 2) + 98, a scalar per row in the masked block. Each row's state
+// is a scalar max and sum; the p.v loop updates all four rows from one
+// load of each V row.
+// ROW-LABEL: func @row_major_causal_period
+// ROW-DAG: %[[PERIOD:.*]] = arith.constant dense<2> : vector<4xi32>
+// ROW-DAG: %[[DIAG:.*]] = arith.constant dense<98> : vector<4xi32>
+// ROW: %[[QUERY:.*]] = arith.remui %{{.*}}, %[[PERIOD]] : vector<4xi32>
+// ROW: %[[LIMITS:.*]] = arith.addi %[[QUERY]], %[[DIAG]] : vector<4xi32>
+// ROW: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, tensor<4x16xf32>, tensor<4x32xf32>)
+// ROW:   scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// ROW:     vector.transfer_read {{.*}} : tensor<1x100x16xf16>, vector<16xf16>
+// ROW-COUNT-4: vector.fma
+// ROW: %[[L0:.*]] = vector.extract %[[LIMITS]][0] : i32 from vector<4xi32>
+// ROW: %[[B0:.*]] = vector.broadcast %[[L0]] : i32 to vector<32xi32>
+// ROW: arith.cmpi sle, %{{.*}}, %[[B0]] : vector<32xi32>
+// ROW: vector.extract %[[LIMITS]][1] : i32 from vector<4xi32>
+// ROW: vector.extract %[[LIMITS]][2] : i32 from vector<4xi32>
+// ROW: vector.extract %[[LIMITS]][3] : i32 from vector<4xi32>
+func.func @row_major_causal_period(%q: tensor<2x4x32xf16>, %k: tensor<2x100x32xf16>, %v: tensor<2x100x16xf16>,
+                                   %o: tensor<2x4x16xf16>) -> tensor<2x4x16xf16> {
+  %c2 = arith.constant 2 : index
+  %0 = attn.attention ins(%q, %k, %v : tensor<2x4x32xf16>, tensor<2x100x32xf16>, tensor<2x100x16xf16>)
+         outs(%o : tensor<2x4x16xf16>) scale = 0.25 causal = bottom_right causal_period(%c2) -> tensor<2x4x16xf16>
+  return %0 : tensor<2x4x16xf16>
+}
+
+// -----
+
+// A bias broadcast along the keys is one scalar per row, splat; a mask
+// broadcast along the rows is read from its row 0 for every row.
+// ROW-LABEL: func @row_major_operands
+// ROW: tensor.extract %{{.*}}[%c0, %c0, %c0, %c0] : tensor<1x1x3x1xf32>
+// ROW: vector.transfer_read %{{.*}}[%c0, %c0, %c0, %c0], %{{.*}} {in_bounds = [true]} : tensor<1x1x1x48xf16>, vector<32xf16>
+// ROW: tensor.extract %{{.*}}[%c0, %c0, %c1, %c0] : tensor<1x1x3x1xf32>
+// ROW: tensor.extract %{{.*}}[%c0, %c0, %c2, %c0] : tensor<1x1x3x1xf32>
+// The masked block reads the mask's tail with bounds checks.
+// ROW: vector.transfer_read %{{.*}}[%c0, %c0, %c0, %c32], %{{.*}} : tensor<1x1x1x48xf16>, vector<32xf16>
+func.func @row_major_operands(%q: tensor<1x2x3x16xbf16>, %k: tensor<1x2x48x16xbf16>, %m: tensor<1x1x1x48xf16>,
+                              %b: tensor<1x2x3x1xf32>, %o: tensor<1x2x3x16xbf16>) -> tensor<1x2x3x16xbf16> {
+  %r = attn.attention ins(%q, %k, %k : tensor<1x2x3x16xbf16>, tensor<1x2x48x16xbf16>, tensor<1x2x48x16xbf16>)
+         mask(%m : tensor<1x1x1x48xf16>) bias(%b : tensor<1x2x3x1xf32>) outs(%o : tensor<1x2x3x16xbf16>)
+         scale = 0.25 -> tensor<1x2x3x16xbf16>
+  return %r : tensor<1x2x3x16xbf16>
+}
+
+// -----
+
+// row-major-rows bounds the static rows of a tile: with 4, a tile of 4
+// rows takes the row-major kernel and one of 5 the keys-major one (on 8
+// lanes). A dynamic number of rows always takes the keys-major one.
+// ROW4-LABEL: func @row_major_threshold
+// ROW4: vector.fma {{.*}} : vector<16x16xf32>
+// ROW4: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x8xf32> to vector<8xf32>
+// ROW4: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
+// ROW4-NOT: vector<16x16xf32>
+func.func @row_major_threshold(%q4: tensor<1x4x32xf32>, %q5: tensor<1x5x32xf32>, %qd: tensor<1x?x32xf32>,
+                               %k: tensor<1x64x32xf32>, %o4: tensor<1x4x32xf32>, %o5: tensor<1x5x32xf32>,
+                               %od: tensor<1x?x32xf32>) -> (tensor<1x4x32xf32>, tensor<1x5x32xf32>, tensor<1x?x32xf32>) {
+  %r4 = attn.attention ins(%q4, %k, %k : tensor<1x4x32xf32>, tensor<1x64x32xf32>, tensor<1x64x32xf32>)
+          outs(%o4 : tensor<1x4x32xf32>) scale = 0.25 -> tensor<1x4x32xf32>
+  %r5 = attn.attention ins(%q5, %k, %k : tensor<1x5x32xf32>, tensor<1x64x32xf32>, tensor<1x64x32xf32>)
+          outs(%o5 : tensor<1x5x32xf32>) scale = 0.25 -> tensor<1x5x32xf32>
+  %rd = attn.attention ins(%qd, %k, %k : tensor<1x?x32xf32>, tensor<1x64x32xf32>, tensor<1x64x32xf32>)
+          outs(%od : tensor<1x?x32xf32>) scale = 0.25 -> tensor<1x?x32xf32>
+  return %r4, %r5, %rd : tensor<1x4x32xf32>, tensor<1x5x32xf32>, tensor<1x?x32xf32>
 }

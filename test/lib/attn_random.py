@@ -76,6 +76,9 @@ LENGTHS = [1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 37, 64]
 HEAD_DIMS = [1, 2, 3, 4, 5, 8, 16, 24, 32, 40, 64]
 TILES_Q = [1, 2, 3, 4, 8, 16, 24, 32, 64]
 TILES_KV = [1, 2, 5, 8, 16, 32, 64]
+# Tiles of a static number of rows up to row-major-rows use the row-major
+# kernel (0: never; 64: every static tile of the q-tiles above).
+ROW_MAJOR_ROWS = [0, 4, 16, 64]
 # Cap on B*Hq*max(Lq, Lk)*max(Dqk, Dv) (and on the score matrix), so that
 # one case compiles and runs in about a second.
 MAX_ELEMS = 40_000
@@ -810,7 +813,8 @@ def pipelines_for(rng: np.random.Generator, threads_libs: Optional[str]
     """(pipeline, shared libs override) pairs a case runs under: the fused
     path with random tiles and the unfused path; sometimes OpenMP."""
     qt, kt = int(rng.choice(TILES_Q)), int(rng.choice(TILES_KV))
-    fused_opts = f"q-tile={qt} kv-tile={kt}"
+    rows = int(rng.choice(ROW_MAJOR_ROWS))
+    fused_opts = f"q-tile={qt} kv-tile={kt} row-major-rows={rows}"
     # Quoted: the value is split like a shell command line.
     out = [(f"--attn-cpu-pipeline='{fused_opts}'", None),
            ("--attn-cpu-pipeline=fused=false", None)]

@@ -33,6 +33,12 @@ struct AttnCPUPipelineOptions
   PassOptions::Option<int64_t> kvTile{
       *this, "kv-tile", llvm::cl::desc("Keys per online-softmax block (fused)"),
       llvm::cl::init(32)};
+  PassOptions::Option<int64_t> rowMajorRows{
+      *this, "row-major-rows",
+      llvm::cl::desc("Fused: tiles of at most this many query rows run their "
+                     "vectors along the head dims (decoding; see --attn-tile)"
+                     "; 0: never"),
+      llvm::cl::init(16)};
   PassOptions::Option<bool> packGQA{
       *this, "pack-gqa",
       llvm::cl::desc("Fused: make each key/value head's group of query heads "

@@ -6,12 +6,15 @@
 //
 // The fused CPU lowering: attn.attention is tiled over [B..., Hq, Lq-blocks]
 // through its TilingInterface, then each tile becomes the FlashAttention
-// online-softmax loop over key blocks, on vectors. Vector names below:
-// R query rows, C keys per block, D = Dqk, E = Dv.
+// online-softmax loop over key blocks, on vectors: those of the keys-major
+// kernel below run along the tile's rows; tiles of few rows take the
+// row-major kernel (CPU/RowMajorKernel.cpp). Vector names below: R query
+// rows, C keys per block, D = Dqk, E = Dv.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CPU/KeyRange.h"
+#include "CPU/RowMajorKernel.h"
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
@@ -492,7 +495,8 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
 }
 
 LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
-    RewriterBase &rewriter, AttentionOp op, int64_t maxRows, int64_t kvTile) {
+    RewriterBase &rewriter, AttentionOp op, int64_t maxRows, int64_t kvTile,
+    int64_t rowMajorRows) {
   if (!op.hasPureTensorSemantics())
     return rewriter.notifyMatchFailure(op, "not on tensors");
   int64_t rank = op.getRank();
@@ -516,6 +520,9 @@ LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
   int64_t rows = ShapedType::isDynamic(lq) ? maxRows : lq;
   if (rows == 0 || kvTile <= 0)
     return rewriter.notifyMatchFailure(op, "empty tile");
+  if (!ShapedType::isDynamic(lq) && lq <= rowMajorRows &&
+      op.getQKHeadDim() > 0 && op.getVHeadDim() > 0)
+    return cpu::emitRowMajorKernel(rewriter, op, kvTile);
 
   // Vectors of a power-of-two number of rows: LLVM builds vectors of other
   // lengths (48 f32) element by element in the inner loops, 10x slower. The
@@ -537,8 +544,9 @@ struct AttnTilePass : attn::impl::AttnTileBase<AttnTilePass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (qTile <= 0 || kvTile <= 0) {
-      getOperation()->emitError("attn-tile: q-tile and kv-tile must be > 0");
+    if (qTile <= 0 || kvTile <= 0 || rowMajorRows < 0) {
+      getOperation()->emitError("attn-tile: q-tile and kv-tile must be > 0, "
+                                "and row-major-rows >= 0");
       return signalPassFailure();
     }
     SmallVector<AttentionOp> ops;
@@ -563,7 +571,7 @@ struct AttnTilePass : attn::impl::AttnTileBase<AttnTilePass> {
         continue;
       for (AttentionOp tile : *tiles)
         if (failed(lowerAttentionTileToOnlineSoftmax(rewriter, tile, qTile,
-                                                     kvTile))) {
+                                                     kvTile, rowMajorRows))) {
           tile.emitError("attn-tile: failed to lower a tile to the "
                          "online-softmax loop");
           return signalPassFailure();

@@ -253,6 +253,16 @@ def AttnTile : Pass<"attn-tile"> {
     elements broadcast from single loads. With `q-tile = 64` that is 2 keys
     or columns of 4 AVX-512 registers each.
 
+    A tile of few query rows (decoding: one row, or a packed GQA group's
+    few) would use one to four lanes of those vectors. Tiles of a static
+    number of rows up to `row-major-rows` run their vectors along the head
+    dims instead, 16 f32 lanes, one row after another: the scores of 16
+    keys are a `[16 keys, 16 lanes]` block of partial products summed over
+    the chunks of Dqk, then a tree of shuffles sums each key's lanes; the
+    max and sum are horizontal; and a block of output columns of every row
+    (128 f32) stays in registers over the block's keys, with each V row
+    loaded once for all the rows.
+
     With causal masking the key loop stops after the last block any row of
     the tile can see, and is split in two: blocks entirely visible to every
     row of the tile run without the element-wise causal and bounds masks;
@@ -272,6 +282,9 @@ def AttnTile : Pass<"attn-tile"> {
            "Query rows per tile">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"32",
            "Keys per block of the online-softmax loop">,
+    Option<"rowMajorRows", "row-major-rows", "int64_t", /*default=*/"16",
+           "Tiles of at most this many query rows (a static number) run "
+           "their vectors along the head dims (decoding); 0: never">,
     Option<"onlineSoftmax", "online-softmax", "bool", /*default=*/"true",
            "Lower each tile to the online-softmax loop (false: only tile, "
            "leaving smaller attn.attention ops)">

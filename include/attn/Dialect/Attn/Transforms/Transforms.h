@@ -31,11 +31,14 @@ tileAttentionOverRows(RewriterBase &rewriter, AttentionOp op, int64_t qTile);
 
 /// Replaces `op`, a tile with one batch/head and at most `maxRows` query
 /// rows (and static Dqk, Dv, and no boolean mask), by the online-softmax
-/// loop over blocks of `kvTile` keys on vectors. Fails without changing the
-/// IR when `op` is not such a tile.
+/// loop over blocks of `kvTile` keys on vectors: along the rows, or, for a
+/// static number of rows up to `rowMajorRows` (decoding), along the head
+/// dims (see --attn-tile). Fails without changing the IR when `op` is not
+/// such a tile.
 LogicalResult lowerAttentionTileToOnlineSoftmax(RewriterBase &rewriter,
                                                 AttentionOp op, int64_t maxRows,
-                                                int64_t kvTile);
+                                                int64_t kvTile,
+                                                int64_t rowMajorRows = 0);
 
 /// Rewrites `op` (grouped-query, Hq = g * Hkv) into an attention with Hkv
 /// heads of g * Lq query rows, on reshaped views of its query, init, mask
