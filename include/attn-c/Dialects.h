@@ -55,6 +55,18 @@ MLIR_CAPI_EXPORTED float mlirAttnAttentionOpGetScale(MlirOperation op);
 MLIR_CAPI_EXPORTED MlirAttnCausal
 mlirAttnAttentionOpGetCausal(MlirOperation op);
 
+/// The optional operands of an attn.attention, or a null value where the op
+/// has none: its mask and bias, its causal offset (an index: key j is
+/// visible to query i iff j <= i + offset; what tiling the rows produces)
+/// and its causal period (an index: the rows are groups of that many
+/// queries, as after packing grouped-query heads; see the op's docs).
+MLIR_CAPI_EXPORTED MlirValue mlirAttnAttentionOpGetMask(MlirOperation op);
+MLIR_CAPI_EXPORTED MlirValue mlirAttnAttentionOpGetBias(MlirOperation op);
+MLIR_CAPI_EXPORTED MlirValue
+mlirAttnAttentionOpGetCausalOffset(MlirOperation op);
+MLIR_CAPI_EXPORTED MlirValue
+mlirAttnAttentionOpGetCausalPeriod(MlirOperation op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -60,3 +60,19 @@ MlirAttnCausal mlirAttnAttentionOpGetCausal(MlirOperation op) {
   return *causal == CausalAlignment::TopLeft ? MlirAttnCausalTopLeft
                                              : MlirAttnCausalBottomRight;
 }
+
+MlirValue mlirAttnAttentionOpGetMask(MlirOperation op) {
+  return wrap(cast<AttentionOp>(unwrap(op)).getMask());
+}
+
+MlirValue mlirAttnAttentionOpGetBias(MlirOperation op) {
+  return wrap(cast<AttentionOp>(unwrap(op)).getBias());
+}
+
+MlirValue mlirAttnAttentionOpGetCausalOffset(MlirOperation op) {
+  return wrap(cast<AttentionOp>(unwrap(op)).getCausalOffset());
+}
+
+MlirValue mlirAttnAttentionOpGetCausalPeriod(MlirOperation op) {
+  return wrap(cast<AttentionOp>(unwrap(op)).getCausalPeriod());
+}

@@ -140,6 +140,53 @@ static const char *kOnMemrefs =
     "  return\n"
     "}\n";
 
+static const char *kOptionalOperands =
+    "func.func @attention(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x5x8xf32>,\n"
+    "                     %m: tensor<1x1x4x5xi1>, %b: tensor<1x2x1x5xf32>,\n"
+    "                     %o: tensor<1x2x4x8xf32>, %p: index, %c: index)\n"
+    "    -> tensor<1x2x4x8xf32> {\n"
+    "  %r = attn.attention ins(%q, %k, %k : tensor<1x2x4x8xf32>, "
+    "tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>)\n"
+    "    mask(%m : tensor<1x1x4x5xi1>) bias(%b : tensor<1x2x1x5xf32>)\n"
+    "    outs(%o : tensor<1x2x4x8xf32>) scale = 0.5 causal = bottom_right\n"
+    "    causal_period(%p) causal_offset(%c) -> tensor<1x2x4x8xf32>\n"
+    "  return %r : tensor<1x2x4x8xf32>\n"
+    "}\n";
+
+/// Whether `v` is block argument `i` of `body`.
+static int isArgument(MlirValue v, MlirBlock body, int i) {
+  return !mlirValueIsNull(v) &&
+         mlirValueEqual(v, mlirBlockGetArgument(body, (intptr_t)i));
+}
+
+static void testOptionalOperands(MlirContext ctx) {
+  printf("@optional_operands\n");
+  MlirModule module = mlirModuleCreateParse(ctx, str(kOptionalOperands));
+  MlirOperation func = parseSkeleton(module);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirOperation op = mlirBlockGetFirstOperation(body);
+  printf("mask: %d bias: %d period: %d offset: %d\n",
+         isArgument(mlirAttnAttentionOpGetMask(op), body, 2),
+         isArgument(mlirAttnAttentionOpGetBias(op), body, 3),
+         isArgument(mlirAttnAttentionOpGetCausalPeriod(op), body, 5),
+         isArgument(mlirAttnAttentionOpGetCausalOffset(op), body, 6));
+  mlirModuleDestroy(module);
+
+  // An op without them: null values.
+  module = mlirModuleCreateParse(ctx, str(kOnMemrefs));
+  op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(
+      mlirOperationGetRegion(parseSkeleton(module), 0)));
+  printf("null: %d %d %d %d\n",
+         mlirValueIsNull(mlirAttnAttentionOpGetMask(op)),
+         mlirValueIsNull(mlirAttnAttentionOpGetBias(op)),
+         mlirValueIsNull(mlirAttnAttentionOpGetCausalPeriod(op)),
+         mlirValueIsNull(mlirAttnAttentionOpGetCausalOffset(op)));
+  mlirModuleDestroy(module);
+  // CHECK-LABEL: @optional_operands
+  // CHECK: mask: 1 bias: 1 period: 1 offset: 1
+  // CHECK: null: 1 1 1 1
+}
+
 static void testPasses(MlirContext ctx) {
   printf("@passes\n");
   MlirModule module = mlirModuleCreateParse(ctx, str(kOnMemrefs));
@@ -238,6 +285,7 @@ int main(void) {
   testDialectHandle();
   testBuilder(ctx);
   testBuilderRefusesInvalidOperands(ctx);
+  testOptionalOperands(ctx);
   testPasses(ctx);
   testExecute(ctx);
   mlirContextDestroy(ctx);
