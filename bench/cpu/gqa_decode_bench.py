@@ -9,7 +9,7 @@ Unpacked, each query head's op reads its group's K and V again (g times
 per group); packed, the group's g x Lq rows are the rows of one op, which
 reads K and V once. The table gives GB/s of K and V read once (2 * B *
 Hkv * Lk * D * 4 bytes, f32) next to times: decoding should be bound by
-that traffic, and the fused CPU kernel is not yet (docs/performance.md).
+that traffic (docs/performance.md has the tables).
 
 With --causal the rows are causal too (speculative decoding: Lq > 1
 new tokens, bottom-right aligned); packed, they keep their alignment with a
@@ -21,6 +21,10 @@ set-up excluded) and prints the times, then the sum of the last output,
 which is checked against numpy's float64 attention on the same inputs (a
 guard that both configurations compute the same thing, not the project's
 test: test/Integration has those).
+
+--baseline ATTN_OPT (another build) and --baseline-options OPTIONS (other
+pipeline options, e.g. row-major-rows=0) time both configurations again
+in the same run and add the ratios.
 
     /usr/bin/python3 bench/cpu/gqa_decode_bench.py --build build
 """
@@ -93,15 +97,38 @@ def main():
                     help="the fused pipeline's q-tile (rows per tile)")
     ap.add_argument("--causal", choices=("top_left", "bottom_right"),
                     help="causal rows (bottom_right: speculative decoding)")
+    ap.add_argument("--fused-options", default="",
+                    help="more --attn-cpu-pipeline options for every "
+                    "configuration, e.g. 'row-major-rows=0'")
+    ap.add_argument("--baseline", metavar="ATTN_OPT",
+                    help="also time both configurations with this attn-opt "
+                    "(another build), in the same run, and add their times "
+                    "and the ratios to the table")
+    ap.add_argument("--baseline-options", metavar="OPTIONS",
+                    help="the same with these pipeline options instead of "
+                    "--fused-options (e.g. 'row-major-rows=0')")
     args = ap.parse_args()
     opt = os.path.join(args.build, "bin", "attn-opt")
-    configs = [("unpacked",
-                f"--attn-cpu-pipeline=q-tile={args.q_tile} pack-gqa=0"),
-               ("packed",
-                f"--attn-cpu-pipeline=q-tile={args.q_tile} pack-gqa=1")]
-    print("| B | Hq | Hkv | Lq | Lk | D | unpacked ms | packed ms | numpy ms "
-          "| unpacked GB/s | packed GB/s | unpacked/packed |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    baseline = args.baseline is not None or args.baseline_options is not None
+
+    def pipeline(pack, extra):
+        return (f"--attn-cpu-pipeline=q-tile={args.q_tile} pack-gqa={pack} "
+                f"{extra}").strip()
+
+    configs = [("unpacked", opt, pipeline(0, args.fused_options)),
+               ("packed", opt, pipeline(1, args.fused_options))]
+    header = ("| B | Hq | Hkv | Lq | Lk | D | unpacked ms | packed ms | "
+              "numpy ms | unpacked GB/s | packed GB/s | unpacked/packed |")
+    if baseline:
+        base_opt = args.baseline or opt
+        base_options = (args.fused_options if args.baseline_options is None
+                        else args.baseline_options)
+        configs += [("unpacked-base", base_opt, pipeline(0, base_options)),
+                    ("packed-base", base_opt, pipeline(1, base_options))]
+        header += (" unpacked base ms | packed base ms | base/now unpacked "
+                   "| base/now packed |")
+    print(header)
+    print("|---" * (header.count("|") - 1) + "|")
     failed = False
     with tempfile.TemporaryDirectory() as work:
         for item in args.shapes.split(";"):
@@ -110,8 +137,8 @@ def main():
             ref, numpy_s = reference(*shape, args.causal)
             gbytes = 2.0 * b * hkv * lk * d * 4 / 1e9
             med = {}
-            for name, pipeline in configs:
-                times, total = run_mlir(opt, pipeline, shape, args.reps,
+            for name, tool, options in configs:
+                times, total = run_mlir(tool, options, shape, args.reps,
                                         args.causal, work,
                                         f"{item.replace(',', '-')}-{name}")
                 # The sum of the outputs (each a convex combination of v).
@@ -125,7 +152,13 @@ def main():
                   f"| {numpy_s * 1e3:.2f} "
                   f"| {gbytes / med['unpacked']:.1f} "
                   f"| {gbytes / med['packed']:.1f} "
-                  f"| {med['unpacked'] / med['packed']:.2f} |", flush=True)
+                  f"| {med['unpacked'] / med['packed']:.2f} |"
+                  + (f" {med['unpacked-base'] * 1e3:.2f} "
+                     f"| {med['packed-base'] * 1e3:.2f} "
+                     f"| {med['unpacked-base'] / med['unpacked']:.2f} "
+                     f"| {med['packed-base'] / med['packed']:.2f} |"
+                     if baseline else ""),
+                  flush=True)
     return 1 if failed else 0
 
 
