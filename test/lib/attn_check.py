@@ -198,6 +198,10 @@ def build_arg_parser() -> argparse.ArgumentParser:
                            "and result have Lq dynamic (tensor<...x?x...>), "
                            "so that what is decided from Lq is decided at "
                            "run time")
+    prob.add_argument("--dynamic-lk", action="store_true",
+                      help="the same for Lk: the op's function takes k, v "
+                           "and the mask and bias dims of length Lk as "
+                           "dynamic (a growing KV cache)")
     prob.add_argument("--seed", type=int, default=0, help="random seed")
 
     chk = p.add_argument_group("checking")
@@ -266,8 +270,10 @@ class Problem:
     # Extra elements around each row of the mask and bias (see
     # --operand-padding).
     padding: tuple[int, int] = (0, 0)
-    # The op in a function with Lq dynamic (see --dynamic-lq).
+    # The op in a function with Lq or Lk dynamic (see --dynamic-lq and
+    # --dynamic-lk).
     dynamic_lq: bool = False
+    dynamic_lk: bool = False
 
 
 def check_broadcast(name: str, shape: list[int], score: list[int]) -> None:
@@ -381,7 +387,7 @@ def make_problem(args: argparse.Namespace) -> Problem:
 
     return Problem(q, k, v, mask, bias, scale, args.causal,
                    batch + [hq, lq, dv], dt, args.operand_padding,
-                   args.dynamic_lq)
+                   args.dynamic_lq, args.dynamic_lk)
 
 
 # ---------------------------------------------------------------------------
@@ -423,48 +429,74 @@ def emit_program(pb: Problem) -> str:
             f"[{sizes}] [{ones}] : {wide_ty} to {o.type}",
         ]
 
-    def attention(q_ty: str, res_ty: str) -> str:
-        """The op, on %q, %k, %v (%m, %b) and %init, as %r."""
-        op = (f"  %r = attn.attention ins(%q, %k, %v : {q_ty}, {pb.k.type}, "
-              f"{pb.v.type})")
+    def attention(types: dict[str, str], res_ty: str) -> str:
+        """The op, on %q, %k, %v (%m, %b) of `types` and %init, as %r."""
+        op = (f"  %r = attn.attention ins(%q, %k, %v : {types['q']}, "
+              f"{types['k']}, {types['v']})")
         if pb.mask is not None:
-            op += f" mask(%m : {pb.mask.type})"
+            op += f" mask(%m : {types['m']})"
         if pb.bias is not None:
-            op += f" bias(%b : {pb.bias.type})"
+            op += f" bias(%b : {types['b']})"
         op += f" outs(%init : {res_ty}) scale = {format_scale(pb.scale)}"
         if pb.causal:
             op += f" causal = {pb.causal}"
         return op + f" -> {res_ty}"
 
     callee = []
-    if not pb.dynamic_lq:
+    if not (pb.dynamic_lq or pb.dynamic_lk):
         lines += [f"  %init = tensor.empty() : {out_ty}",
-                  attention(pb.q.type, out_ty)]
+                  attention({o.name: o.type for o in operands}, out_ty)]
     else:
-        # The op in @attention, whose query and result have Lq dynamic: no
-        # pass folds the length in from @main's constants.
+        # The op in @attention, whose operands have Lq or Lk dynamic: no
+        # pass folds the lengths in from @main's constants.
         seq = len(pb.out_shape) - 2
 
-        def dynamic(shape: list[int]) -> str:
+        def dynamic(o: Operand, dim: int) -> str:
+            """o's type with dim `dim` dynamic (unless broadcast)."""
+            shape = list(o.values.shape)
             return ref.tensor_type(
-                ["?" if i == seq else d for i, d in enumerate(shape)],
-                pb.dtype)
-        q_ty, res_ty = dynamic(list(pb.q.values.shape)), dynamic(pb.out_shape)
-        params = [("q", q_ty), ("k", pb.k.type), ("v", pb.v.type)] + [
-            (o.name, o.type) for o in optional]
-        call_args = ", ".join(["%q_dyn"] + [f"%{n}" for n, _ in params[1:]])
-        types = ", ".join(t for _, t in params)
-        lines += [f"  %q_dyn = tensor.cast %q : {pb.q.type} to {q_ty}",
-                  f"  %r_dyn = call @attention({call_args}) : ({types}) -> "
-                  f"{res_ty}",
-                  f"  %r = tensor.cast %r_dyn : {res_ty} to {out_ty}"]
+                ["?" if i == dim and d != 1 else d
+                 for i, d in enumerate(shape)], o.dtype)
+
+        def lq_dynamic(o: Operand) -> str:
+            return dynamic(o, seq) if pb.dynamic_lq else o.type
+
+        def lk_dynamic(o: Operand, dim: int) -> str:
+            return dynamic(o, dim) if pb.dynamic_lk else o.type
+        q_ty = lq_dynamic(pb.q)
+        res_ty = ref.tensor_type(
+            ["?" if i == seq and pb.dynamic_lq else d
+             for i, d in enumerate(pb.out_shape)], pb.dtype)
+        params = [("q", pb.q.type, q_ty),
+                  ("k", pb.k.type, lk_dynamic(pb.k, seq)),
+                  ("v", pb.v.type, lk_dynamic(pb.v, seq))] + [
+            (o.name, o.type, lk_dynamic(o, len(o.values.shape) - 1))
+            for o in optional]
+        call_args = []
+        for name, ty, dyn_ty in params:
+            if ty == dyn_ty:
+                call_args.append(f"%{name}")
+                continue
+            lines.append(f"  %{name}_dyn = tensor.cast %{name} : {ty} to "
+                         f"{dyn_ty}")
+            call_args.append(f"%{name}_dyn")
+        types = ", ".join(t for _, _, t in params)
+        result_name = "%r_dyn" if res_ty != out_ty else "%r"
+        lines.append(f"  {result_name} = call @attention("
+                     f"{', '.join(call_args)}) : ({types}) -> {res_ty}")
+        if res_ty != out_ty:
+            lines.append(f"  %r = tensor.cast %r_dyn : {res_ty} to {out_ty}")
+        types = {n: t for n, _, t in params}
+        init = [f"  %init = tensor.empty() : {res_ty}"]
+        if pb.dynamic_lq:
+            init = [f"  %c_seq = arith.constant {seq} : index",
+                    f"  %lq = tensor.dim %q, %c_seq : {q_ty}",
+                    f"  %init = tensor.empty(%lq) : {res_ty}"]
         callee = [
             "func.func @attention("
-            + ", ".join(f"%{n}: {t}" for n, t in params) + f") -> {res_ty} {{",
-            f"  %c_seq = arith.constant {seq} : index",
-            f"  %lq = tensor.dim %q, %c_seq : {q_ty}",
-            f"  %init = tensor.empty(%lq) : {res_ty}",
-            attention(q_ty, res_ty),
+            + ", ".join(f"%{n}: {t}" for n, t in types.items())
+            + f") -> {res_ty} {{", *init,
+            attention(types, res_ty),
             f"  return %r : {res_ty}",
             "}"]
 
