@@ -155,9 +155,16 @@ def random_problem(rng: np.random.Generator) -> dict:
                           else 3.0)
         p["inputs"] = random_inputs(rng)
         p["seed"] = int(rng.integers(1 << 30))
+        # Lengths known only at run time (attn_check --dynamic-lq/-lk), as
+        # in compilers that build one function for every sequence length.
+        p["dynamic_lq"] = bool(rng.random() < DYNAMIC_SHARE)
+        p["dynamic_lk"] = bool(rng.random() < DYNAMIC_SHARE)
         if problem_size(p) <= MAX_ELEMS and problem_valid(p):
             return p
 
+
+#: The share of problems with Lq (and, independently, Lk) dynamic.
+DYNAMIC_SHARE = 0.15
 
 #: The share of problems with attn_check's ramp inputs, whose rows each
 #: have one dominant key at an edge of their window (the last or the first
@@ -217,6 +224,10 @@ def problem_args(p: dict) -> list[str]:
         args += ["--fully-masked-rows", str(p["fully_masked_rows"])]
     if p["scale"] is not None:
         args += ["--scale", repr(p["scale"])]
+    if p.get("dynamic_lq"):
+        args.append("--dynamic-lq")
+    if p.get("dynamic_lk"):
+        args.append("--dynamic-lk")
     return args
 
 
