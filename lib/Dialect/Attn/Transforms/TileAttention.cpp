@@ -15,6 +15,7 @@
 
 #include "CPU/KeyRange.h"
 #include "CPU/RowMajorKernel.h"
+#include "CPU/ScoreTerms.h"
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
@@ -121,9 +122,6 @@ static void convertBoolMaskToAdditive(RewriterBase &rewriter, AttentionOp op) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// log2(e): exp(x) = exp2(x * log2(e)).
-constexpr double kLog2E = 1.4426950408889634;
-
 /// Emits the online-softmax loop of one tile. The scores of a key block are
 /// kept keys-major, sT[C, R], and the accumulator transposed, oT[E, R]: the
 /// row-wise softmax reductions are then elementwise across vectors of R
@@ -282,16 +280,9 @@ Value OnlineSoftmaxEmitter::scoresT(OpBuilder &b, Value j0, bool masked) {
                                              ArrayRef<int64_t>{1, 1});
   }
 
-  Value log2e = splat(b, vec(b, {C, R}), kLog2E);
-  auto addScaled = [&](Value operand) {
-    Value x = toF32(b, readScoreOperandT(b, operand, j0, !masked));
-    return arith::AddFOp::create(b, loc, s,
-                                 arith::MulFOp::create(b, loc, x, log2e));
-  };
-  if (Value bias = op.getBias())
-    s = addScaled(bias);
-  if (Value mask = op.getMask()) // additive: boolean masks are converted
-    s = addScaled(mask);
+  s = cpu::addScoreTerms(b, loc, op, s, [&](Value operand) {
+    return toF32(b, readScoreOperandT(b, operand, j0, !masked));
+  });
   if (!masked)
     return s;
 
@@ -430,7 +421,7 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
   // folded into one multiply.
   Value query = op.getQuery();
   Type qElt = op.getQueryType().getElementType();
-  Value qScale = splat(b, vec(b, {R}), op.getScaleValue() * kLog2E);
+  Value qScale = splat(b, vec(b, {R}), op.getScaleValue() * cpu::kLog2E);
   auto transpose = scf::ForOp::create(
       b, loc, zero, cst(b, D), cst(b, 1),
       ValueRange{

@@ -23,6 +23,7 @@
 
 #include "RowMajorKernel.h"
 #include "KeyRange.h"
+#include "ScoreTerms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -39,8 +40,6 @@ using namespace mlir;
 using namespace mlir::attn;
 
 namespace {
-/// log2(e): exp(x) = exp2(x * log2(e)).
-constexpr double kLog2E = 1.4426950408889634;
 /// f32 lanes per vector (one AVX-512 register).
 constexpr int64_t kLanes = 16;
 /// f32 values per register block of the output (8 AVX-512 registers).
@@ -270,29 +269,19 @@ Value RowMajorEmitter::scores(OpBuilder &b, Value j0, bool masked,
 /// where a key is past the end or causally hidden (masked blocks).
 Value RowMajorEmitter::maskedScores(OpBuilder &b, int64_t row, Value s,
                                     Value j0, bool masked) {
-  Value log2e = splat(b, vec(b, {C}), kLog2E);
-  auto addScaled = [&](Value operand) {
+  s = cpu::addScoreTerms(b, loc, op, s, [&](Value operand) -> Value {
     auto type = cast<ShapedType>(operand.getType());
     Value r = cst(b, type.getDimSize(rank - 2) == 1 ? 0 : row);
-    Value x;
-    if (type.getDimSize(rank - 1) == 1) {
-      // One value for the whole row: a scalar and a splat (an
-      // all-broadcast transfer_read would be a 0-d transfer).
-      Value v =
-          tensor::ExtractOp::create(b, loc, operand, indices(b, r, cst(b, 0)));
-      if (!v.getType().isF32())
-        v = arith::ExtFOp::create(b, loc, f32(b), v);
-      x = broadcast(b, v, C);
-    } else {
-      x = readRow(b, operand, r, j0, C, !masked);
-    }
-    return arith::AddFOp::create(b, loc, s,
-                                 arith::MulFOp::create(b, loc, x, log2e));
-  };
-  if (Value bias = op.getBias())
-    s = addScaled(bias);
-  if (Value mask = op.getMask()) // additive: boolean masks are converted
-    s = addScaled(mask);
+    if (type.getDimSize(rank - 1) != 1)
+      return readRow(b, operand, r, j0, C, !masked);
+    // One value for the whole row: a scalar and a splat (an all-broadcast
+    // transfer_read would be a 0-d transfer).
+    Value v =
+        tensor::ExtractOp::create(b, loc, operand, indices(b, r, cst(b, 0)));
+    if (!v.getType().isF32())
+      v = arith::ExtFOp::create(b, loc, f32(b), v);
+    return broadcast(b, v, C);
+  });
   if (!masked)
     return s;
   Type i32 = b.getI32Type();
@@ -419,7 +408,7 @@ Value RowMajorEmitter::emit(OpBuilder &b) {
   int64_t paddedC = llvm::alignTo(C, kLanes);
 
   // q with scale and log2(e) folded into one multiply; 0 past D.
-  Value scale = splat(b, vec(b, {kLanes}), op.getScaleValue() * kLog2E);
+  Value scale = splat(b, vec(b, {kLanes}), op.getScaleValue() * cpu::kLog2E);
   q = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{R, paddedD}, f32(b));
   for (int64_t i = 0; i < R; ++i)
     q = loop(b, zero, cst(b, paddedD), kLanes, q,
