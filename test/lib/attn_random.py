@@ -157,8 +157,10 @@ def random_problem(rng: np.random.Generator) -> dict:
         p["seed"] = int(rng.integers(1 << 30))
         # Lengths known only at run time (attn_check --dynamic-lq/-lk), as
         # in compilers that build one function for every sequence length.
-        p["dynamic_lq"] = bool(rng.random() < DYNAMIC_SHARE)
-        p["dynamic_lk"] = bool(rng.random() < DYNAMIC_SHARE)
+        # Drawn from the problem's own seed: the stream of the other draws
+        # (and the kernels the fixed-seed tests cover) stays as it was.
+        dynamic = np.random.default_rng(p["seed"]).random(2) < DYNAMIC_SHARE
+        p["dynamic_lq"], p["dynamic_lk"] = bool(dynamic[0]), bool(dynamic[1])
         if problem_size(p) <= MAX_ELEMS and problem_valid(p):
             return p
 
@@ -681,14 +683,22 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
             return p
 
 
+def problem_key(p: dict) -> str:
+    """p as text for the draws made from the problem itself, without the
+    fields added after those draws were (dynamic lengths): adding a field
+    keeps each seed's draws."""
+    stable = {k: v for k, v in p.items()
+              if k not in ("dynamic_lq", "dynamic_lk")}
+    return json.dumps(stable, sort_keys=True, default=str)
+
+
 def random_split_kv(p: dict) -> int:
     """Split-KV for 40% of the kernels: chosen at run time (0, which here
     splits: the emulated grids are small) or forced, up to more splits than
     K/V steps. Drawn from the problem itself rather than the seed's stream,
     so that each seed keeps the problems it had before split-KV (and the
     warp-specialized ones, before it took split-KV too)."""
-    rng = np.random.default_rng(
-        zlib.crc32(json.dumps(p, sort_keys=True, default=str).encode()))
+    rng = np.random.default_rng(zlib.crc32(problem_key(p).encode()))
     if rng.random() >= 0.4:
         return 1
     return int(rng.choice([0, 0, 2, 3, 5, 16]))
@@ -704,8 +714,8 @@ def random_pack_gqa(p: dict) -> bool:
     both."""
     if p["hq"] == p["hkv"]:
         return False
-    rng = np.random.default_rng(zlib.crc32(
-        ("pack-gqa" + json.dumps(p, sort_keys=True, default=str)).encode()))
+    rng = np.random.default_rng(
+        zlib.crc32(("pack-gqa" + problem_key(p)).encode()))
     if rng.random() >= 0.5:
         return False
     if rng.random() < 0.75:
