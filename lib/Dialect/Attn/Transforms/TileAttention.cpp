@@ -16,6 +16,7 @@
 #include "CPU/KeyRange.h"
 #include "CPU/RowMajorKernel.h"
 #include "CPU/ScoreTerms.h"
+#include "CPU/TileEmitter.h"
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
@@ -132,12 +133,11 @@ namespace {
 /// Each b x R block stays in registers across its loop, and its K or V
 /// elements are broadcasts of single loads. No large vector is ever
 /// unrolled, which keeps LLVM's work small.
-class OnlineSoftmaxEmitter {
+class OnlineSoftmaxEmitter : cpu::TileEmitter {
 public:
   OnlineSoftmaxEmitter(AttentionOp op, int64_t rows, int64_t kvTile)
-      : op(op), loc(op.getLoc()), rank(op.getRank()), R(rows), C(kvTile),
-        D(op.getQKHeadDim()), E(op.getVHeadDim()),
-        kBlock(std::clamp<int64_t>(128 / rows, 1, 8)) {}
+      : TileEmitter(op), R(rows), C(kvTile), D(op.getQKHeadDim()),
+        E(op.getVHeadDim()), kBlock(std::clamp<int64_t>(128 / rows, 1, 8)) {}
 
   /// Emits the loops before `op` and returns the result tensor.
   Value emit(OpBuilder &b);
@@ -149,25 +149,6 @@ private:
     Value rowMax, rowSum, accT, pScratch;
   };
 
-  Type f32(OpBuilder &b) { return b.getF32Type(); }
-  VectorType vec(OpBuilder &b, ArrayRef<int64_t> shape, Type elt = {}) {
-    return VectorType::get(shape, elt ? elt : f32(b));
-  }
-  Value splat(OpBuilder &b, VectorType type, double value) {
-    return arith::ConstantOp::create(
-        b, loc, type,
-        DenseElementsAttr::get(type,
-                               b.getFloatAttr(type.getElementType(), value)));
-  }
-  Value cst(OpBuilder &b, int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  }
-  Value toF32(OpBuilder &b, Value v) {
-    auto type = cast<VectorType>(v.getType());
-    if (type.getElementType().isF32())
-      return v;
-    return arith::ExtFOp::create(b, loc, vec(b, type.getShape()), v);
-  }
   /// The index `v` as i32 in every lane of a vector of `shape`.
   Value splatI32(OpBuilder &b, ArrayRef<int64_t> shape, Value v) {
     Type i32 = b.getI32Type();
@@ -179,18 +160,6 @@ private:
     Type elt = cast<VectorType>(v.getType()).getElementType();
     return vector::BroadcastOp::create(b, loc, vec(b, {C, R}, elt), v);
   }
-  /// Indices [0, ..., 0, row, col] into an operand of the op's rank.
-  SmallVector<Value> indices(OpBuilder &b, Value row, Value col) {
-    Value zero = cst(b, 0);
-    SmallVector<Value> idx(rank - 2, zero);
-    idx.push_back(row ? row : zero);
-    idx.push_back(col ? col : zero);
-    return idx;
-  }
-  Value padding(OpBuilder &b, Value source) {
-    Type elt = cast<ShapedType>(source.getType()).getElementType();
-    return arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
-  }
   /// An in-bounds read of a `shape` vector from the f32 scratch `tile`.
   Value readScratch(OpBuilder &b, Value tile, ValueRange idx,
                     ArrayRef<int64_t> shape) {
@@ -198,11 +167,6 @@ private:
         b, loc, vec(b, shape), tile, idx, padding(b, tile),
         SmallVector<bool>(shape.size(), true));
   }
-  AffineMap pick(OpBuilder &b, ArrayRef<AffineExpr> exprs) {
-    return AffineMap::get(rank, 0, exprs, b.getContext());
-  }
-  AffineExpr seqDim(OpBuilder &b) { return b.getAffineDimExpr(rank - 2); }
-  AffineExpr featureDim(OpBuilder &b) { return b.getAffineDimExpr(rank - 1); }
 
   /// The [C, R] block (keys-major) of a mask or bias at key j0,
   /// broadcasting its size-1 dims.
@@ -240,9 +204,7 @@ private:
       function_ref<Value(OpBuilder &, Value, Value, int64_t)> body);
   void emitLoop(OpBuilder &b, Value lb, Value ub, State &state, bool masked);
 
-  AttentionOp op;
-  Location loc;
-  int64_t rank, R, C, D, E;
+  int64_t R, C, D, E;
   /// Keys (of sT) and output columns (of oT) per register block: 128 f32
   /// accumulators (8 AVX-512 registers) whatever the rows, 1 to 8 vectors.
   int64_t kBlock;

@@ -24,6 +24,7 @@
 #include "RowMajorKernel.h"
 #include "KeyRange.h"
 #include "ScoreTerms.h"
+#include "TileEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -47,11 +48,11 @@ constexpr int64_t kOutputBlock = 128;
 
 /// Emits the online-softmax loop of one tile, R rows (names as in
 /// TileAttention.cpp: C keys per block, D = Dqk, E = Dv).
-class RowMajorEmitter {
+class RowMajorEmitter : cpu::TileEmitter {
 public:
   RowMajorEmitter(AttentionOp op, int64_t kvTile)
-      : op(op), loc(op.getLoc()), rank(op.getRank()), R(op.getQuerySeqLen()),
-        C(kvTile), D(op.getQKHeadDim()), E(op.getVHeadDim()),
+      : TileEmitter(op), R(op.getQuerySeqLen()), C(kvTile),
+        D(op.getQKHeadDim()), E(op.getVHeadDim()),
         columns(std::clamp<int64_t>(kOutputBlock / R / kLanes, 1, 8) * kLanes) {
   }
 
@@ -66,48 +67,15 @@ private:
     Value acc, scratch;
   };
 
-  Type f32(OpBuilder &b) { return b.getF32Type(); }
-  VectorType vec(OpBuilder &b, ArrayRef<int64_t> shape, Type elt = {}) {
-    return VectorType::get(shape, elt ? elt : f32(b));
-  }
-  Value splat(OpBuilder &b, VectorType type, double value) {
-    return arith::ConstantOp::create(
-        b, loc, type, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
-  }
   Value scalar(OpBuilder &b, double value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-  }
-  Value cst(OpBuilder &b, int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v);
   }
   Value add(OpBuilder &b, Value x, Value y) {
     return arith::AddIOp::create(b, loc, x, y);
   }
-  Value toF32(OpBuilder &b, Value v) {
-    auto type = cast<VectorType>(v.getType());
-    if (type.getElementType().isF32())
-      return v;
-    return arith::ExtFOp::create(b, loc, vec(b, type.getShape()), v);
-  }
   Value broadcast(OpBuilder &b, Value x, int64_t n) {
     return vector::BroadcastOp::create(b, loc, vec(b, {n}), x);
   }
-  /// Indices [0, ..., 0, row, col] into an operand of the op's rank.
-  SmallVector<Value> indices(OpBuilder &b, Value row, Value col) {
-    SmallVector<Value> idx(rank - 2, cst(b, 0));
-    idx.push_back(row);
-    idx.push_back(col);
-    return idx;
-  }
-  Value padding(OpBuilder &b, Value source) {
-    Type elt = cast<ShapedType>(source.getType()).getElementType();
-    return arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
-  }
-  AffineMap pick(OpBuilder &b, ArrayRef<AffineExpr> exprs) {
-    return AffineMap::get(rank, 0, exprs, b.getContext());
-  }
-  AffineExpr seqDim(OpBuilder &b) { return b.getAffineDimExpr(rank - 2); }
-  AffineExpr featureDim(OpBuilder &b) { return b.getAffineDimExpr(rank - 1); }
   /// A [n] vector of a row of operand `source`, from column `col` on, as
   /// f32.
   Value readRow(OpBuilder &b, Value source, Value row, Value col, int64_t n,
@@ -165,9 +133,7 @@ private:
   State step(OpBuilder &b, Value j0, const State &state, bool masked);
   void emitLoop(OpBuilder &b, Value lb, Value ub, State &state, bool masked);
 
-  AttentionOp op;
-  Location loc;
-  int64_t rank, R, C, D, E;
+  int64_t R, C, D, E;
   /// Output columns per register block: 128 f32 for all the rows.
   int64_t columns;
   Value q;         // scratch [R, D'] f32: q * scale * log2(e), 0-padded
