@@ -451,26 +451,23 @@ def emit_program(pb: Problem) -> str:
         # pass folds the lengths in from @main's constants.
         seq = len(pb.out_shape) - 2
 
-        def dynamic(o: Operand, dim: int) -> str:
-            """o's type with dim `dim` dynamic (unless broadcast)."""
-            shape = list(o.values.shape)
+        def with_dynamic(shape, dtype: str, dim: int, on: bool,
+                         broadcastable: bool = False) -> str:
+            """The tensor type of `shape` with dim `dim` dynamic if `on`,
+            except a mask's or bias's broadcast dim (size 1)."""
             return ref.tensor_type(
-                ["?" if i == dim and d != 1 else d
-                 for i, d in enumerate(shape)], o.dtype)
-
-        def lq_dynamic(o: Operand) -> str:
-            return dynamic(o, seq) if pb.dynamic_lq else o.type
-
-        def lk_dynamic(o: Operand, dim: int) -> str:
-            return dynamic(o, dim) if pb.dynamic_lk else o.type
-        q_ty = lq_dynamic(pb.q)
-        res_ty = ref.tensor_type(
-            ["?" if i == seq and pb.dynamic_lq else d
-             for i, d in enumerate(pb.out_shape)], pb.dtype)
-        params = [("q", pb.q.type, q_ty),
-                  ("k", pb.k.type, lk_dynamic(pb.k, seq)),
-                  ("v", pb.v.type, lk_dynamic(pb.v, seq))] + [
-            (o.name, o.type, lk_dynamic(o, len(o.values.shape) - 1))
+                ["?" if on and i == dim and not (broadcastable and d == 1)
+                 else d for i, d in enumerate(shape)], dtype)
+        q_ty = with_dynamic(pb.q.values.shape, pb.dtype, seq, pb.dynamic_lq)
+        res_ty = with_dynamic(pb.out_shape, pb.dtype, seq, pb.dynamic_lq)
+        # Each operand's name, its type in @main and in @attention.
+        params = [(pb.q.name, pb.q.type, q_ty)] + [
+            (o.name, o.type, with_dynamic(o.values.shape, o.dtype, seq,
+                                          pb.dynamic_lk))
+            for o in (pb.k, pb.v)] + [
+            (o.name, o.type, with_dynamic(o.values.shape, o.dtype,
+                                          o.values.ndim - 1, pb.dynamic_lk,
+                                          broadcastable=True))
             for o in optional]
         call_args = []
         for name, ty, dyn_ty in params:
@@ -480,13 +477,13 @@ def emit_program(pb: Problem) -> str:
             lines.append(f"  %{name}_dyn = tensor.cast %{name} : {ty} to "
                          f"{dyn_ty}")
             call_args.append(f"%{name}_dyn")
-        types = ", ".join(t for _, _, t in params)
+        types = {name: dyn_ty for name, _, dyn_ty in params}
         result_name = "%r_dyn" if res_ty != out_ty else "%r"
         lines.append(f"  {result_name} = call @attention("
-                     f"{', '.join(call_args)}) : ({types}) -> {res_ty}")
+                     f"{', '.join(call_args)}) : "
+                     f"({', '.join(types.values())}) -> {res_ty}")
         if res_ty != out_ty:
             lines.append(f"  %r = tensor.cast %r_dyn : {res_ty} to {out_ty}")
-        types = {n: t for n, _, t in params}
         init = [f"  %init = tensor.empty() : {res_ty}"]
         if pb.dynamic_lq:
             init = [f"  %c_seq = arith.constant {seq} : index",
