@@ -52,16 +52,22 @@ def numpy_fill(shape, m):
             - np.float32(0.5)).astype(np.float32)
 
 
-def lower_and_run(opt, pipeline, src, extra_cmd=()):
+# The OpenMP runtime, for programs lowered with threads=true.
+OPENMP_LIB = f"{LLVM}/lib/libomp.so"
+
+
+def lower_and_run(opt, pipeline, src, extra_cmd=(), libs=(), env=None):
     """Lowers `src` with attn-opt `pipeline` and runs its @main with
-    mlir-runner (after `extra_cmd`, e.g. /usr/bin/time); returns the
-    completed process."""
+    mlir-runner (after `extra_cmd`, e.g. /usr/bin/time; with the shared
+    libraries `libs` too, and environment `env`); returns the completed
+    process."""
     low = src + ".ll.mlir"
     subprocess.run([opt, pipeline, src, "-o", low], check=True)
+    shared = ",".join((RUNNER_LIBS, *libs))
     return subprocess.run(
         [*extra_cmd, f"{LLVM}/bin/mlir-runner", low, "-e", "main",
-         "-entry-point-result=void", f"-shared-libs={RUNNER_LIBS}"],
-        check=True, capture_output=True, text=True)
+         "-entry-point-result=void", f"-shared-libs={shared}"],
+        check=True, capture_output=True, text=True, env=env)
 
 
 def timing_module(tq, tk, attrs, fills, reps):

@@ -91,6 +91,9 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
   if (options.threads) {
     pm.addPass(createForallToParallelLoopPass());
     pm.addPass(createConvertSCFToOpenMPPass());
+    attn::AttnOmpScheduleOptions schedule;
+    schedule.kind = options.schedule;
+    pm.addPass(attn::createAttnOmpSchedule(schedule));
   } else {
     pm.addPass(createForallToForLoopPass());
   }

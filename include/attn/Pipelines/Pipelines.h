@@ -7,6 +7,7 @@
 #ifndef ATTN_PIPELINES_PIPELINES_H
 #define ATTN_PIPELINES_PIPELINES_H
 
+#include "mlir/Dialect/OpenMP/OpenMPOpsEnums.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
@@ -57,6 +58,18 @@ struct AttnCPUPipelineOptions
       llvm::cl::desc("Run the tiles in parallel with OpenMP (the program then "
                      "needs libomp at run time); false: one thread"),
       llvm::cl::init(false)};
+  PassOptions::Option<omp::ClauseScheduleKind> schedule{
+      *this, "schedule",
+      llvm::cl::desc("With threads: how the tiles are shared out "
+                     "(--attn-omp-schedule); causal tiles differ in cost"),
+      llvm::cl::init(omp::ClauseScheduleKind::Dynamic),
+      llvm::cl::values(
+          clEnumValN(omp::ClauseScheduleKind::Static, "static",
+                     "one contiguous range of tiles per thread"),
+          clEnumValN(omp::ClauseScheduleKind::Dynamic, "dynamic",
+                     "each thread takes the next tile"),
+          clEnumValN(omp::ClauseScheduleKind::Guided, "guided",
+                     "each thread takes a shrinking share of what is left"))};
 };
 
 /// Lowers a module of functions on tensors (func, arith, math, tensor,

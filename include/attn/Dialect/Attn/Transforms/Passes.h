@@ -7,6 +7,7 @@
 #ifndef ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_H
 #define ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/OpenMP/OpenMPOpsEnums.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -26,6 +27,9 @@ class MemRefDialect;
 namespace nvgpu {
 class NVGPUDialect;
 } // namespace nvgpu
+namespace omp {
+class OpenMPDialect;
+} // namespace omp
 namespace affine {
 class AffineDialect;
 } // namespace affine

@@ -299,6 +299,37 @@ def AttnTile : Pass<"attn-tile"> {
   ];
 }
 
+def AttnOmpSchedule : Pass<"attn-omp-schedule"> {
+  let summary = "Give OpenMP worksharing loops without a schedule one that "
+                "balances unequal iterations";
+  let description = [{
+    `--convert-scf-to-openmp` emits `omp.wsloop` without a `schedule`
+    clause, and the OpenMP runtime's default then gives each thread one
+    contiguous range of iterations. The fused attention's tiles do not cost
+    the same: under causal masking a query tile's keys grow with its row
+    index, so the thread with the last tiles does about three quarters of
+    the work on two threads.
+
+    This pass sets `schedule(kind)` (default `dynamic`: each thread takes
+    the next iteration when it is done with one) on every `omp.wsloop` that
+    has no schedule; loops that declare one keep it.
+    `--attn-cpu-pipeline="threads=true"` runs it (its `schedule` option).
+  }];
+  let options = [
+    Option<"kind", "kind", "::mlir::omp::ClauseScheduleKind",
+           /*default=*/"::mlir::omp::ClauseScheduleKind::Dynamic",
+           "The schedule to set", [{::llvm::cl::values(
+             clEnumValN(::mlir::omp::ClauseScheduleKind::Static, "static",
+                        "one contiguous range of iterations per thread"),
+             clEnumValN(::mlir::omp::ClauseScheduleKind::Dynamic, "dynamic",
+                        "each thread takes the next iteration"),
+             clEnumValN(::mlir::omp::ClauseScheduleKind::Guided, "guided",
+                        "each thread takes a shrinking share of what is "
+                        "left"))}]>
+  ];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect"];
+}
+
 def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower attn.attention on memrefs to a fused tensor-core GPU kernel";
   let description = [{
