@@ -159,12 +159,21 @@ func.func @mask_and_bias(%q: tensor<2x4x8x16xbf16>, %k: tensor<2x4x48x16xbf16>, 
 
 // -----
 
-// Memref ops and dynamic head dims are left for --attn-decompose.
+// An op on memrefs is tiled as the same op on tensor views of its buffers,
+// one view per buffer (q is also k and v here); the result is materialized
+// in the init buffer. Dynamic head dims are left for --attn-decompose.
 
-// CHECK-LABEL: func @left_alone
-// CHECK: attn.attention {{.*}} : memref<4x8x16xf32>
+// CHECK-LABEL: func @on_memrefs
+// CHECK-SAME: (%[[Q:.*]]: memref<4x8x16xf32>, %[[O:.*]]: memref<4x8x16xf32>,
+// CHECK: %[[OT:.*]] = bufferization.to_tensor %[[O]] restrict writable
+// CHECK: %[[QT:.*]] = bufferization.to_tensor %[[Q]] restrict :
+// CHECK-NOT: bufferization.to_tensor
+// CHECK: %[[R:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[OT]])
+// CHECK: tensor.extract_slice %[[QT]]
+// CHECK: bufferization.materialize_in_destination %[[R]] in writable %[[O]]
+// CHECK-NOT: attn.attention {{.*}} : memref
 // CHECK: attn.attention {{.*}} : tensor<4x8x?xf32>
-func.func @left_alone(%q: memref<4x8x16xf32>, %o: memref<4x8x16xf32>, %t: tensor<4x8x?xf32>,
+func.func @on_memrefs(%q: memref<4x8x16xf32>, %o: memref<4x8x16xf32>, %t: tensor<4x8x?xf32>,
                       %to: tensor<4x8x?xf32>) -> tensor<4x8x?xf32> {
   attn.attention ins(%q, %q, %q : memref<4x8x16xf32>, memref<4x8x16xf32>, memref<4x8x16xf32>)
     outs(%o : memref<4x8x16xf32>) scale = 0.25

@@ -202,6 +202,11 @@ def build_arg_parser() -> argparse.ArgumentParser:
                       help="the same for Lk: the op's function takes k, v "
                            "and the mask and bias dims of length Lk as "
                            "dynamic (a growing KV cache)")
+    prob.add_argument("--on-memrefs", action="store_true",
+                      help="run the op on memrefs, in a function of its own "
+                           "whose operands (the result too) are memrefs of "
+                           "dynamic strides and offset (bufferization."
+                           "to_buffer of @main's tensors)")
     prob.add_argument("--seed", type=int, default=0, help="random seed")
 
     chk = p.add_argument_group("checking")
@@ -274,6 +279,8 @@ class Problem:
     # --dynamic-lk).
     dynamic_lq: bool = False
     dynamic_lk: bool = False
+    # The op on memrefs (see --on-memrefs).
+    on_memrefs: bool = False
 
 
 def check_broadcast(name: str, shape: list[int], score: list[int]) -> None:
@@ -387,7 +394,7 @@ def make_problem(args: argparse.Namespace) -> Problem:
 
     return Problem(q, k, v, mask, bias, scale, args.causal,
                    batch + [hq, lq, dv], dt, args.operand_padding,
-                   args.dynamic_lq, args.dynamic_lk)
+                   args.dynamic_lq, args.dynamic_lk, args.on_memrefs)
 
 
 # ---------------------------------------------------------------------------
@@ -443,7 +450,10 @@ def emit_program(pb: Problem) -> str:
         return op + f" -> {res_ty}"
 
     callee = []
-    if not (pb.dynamic_lq or pb.dynamic_lk):
+    if pb.on_memrefs:
+        lines_main, callee = memref_callee(pb, operands, attention)
+        lines += lines_main
+    elif not (pb.dynamic_lq or pb.dynamic_lk):
         lines += [f"  %init = tensor.empty() : {out_ty}",
                   attention({o.name: o.type for o in operands}, out_ty)]
     else:
@@ -521,6 +531,63 @@ def emit_program(pb: Problem) -> str:
         "}",
     ]
     return "\n".join(lines + callee) + "\n"
+
+
+def memref_callee(pb: Problem, operands: list, attention) -> tuple:
+    """--on-memrefs: @main's lines that pass its tensors as memrefs to
+    @attention (defining %r, the result as a tensor), and the lines of
+    @attention, whose op is on memrefs of dynamic strides and offset (Lq
+    and Lk dynamic too where asked)."""
+    seq = len(pb.out_shape) - 2
+
+    def memref(shape, dtype: str, dynamic_dims=()) -> str:
+        dims = "x".join("?" if i in dynamic_dims else str(d)
+                        for i, d in enumerate(shape))
+        strides = ", ".join(["?"] * len(shape))
+        return (f"memref<{dims}x{dtype}, "
+                f"strided<[{strides}], offset: ?>>")
+
+    def dynamic(o, on: bool, dim: int) -> tuple:
+        # A mask's or bias's broadcast dim (size 1) stays static.
+        return (dim,) if on and o.values.shape[dim] != 1 else ()
+
+    optional = [o for o in operands[3:]]
+    params = [(pb.q, dynamic(pb.q, pb.dynamic_lq, seq))]
+    params += [(o, dynamic(o, pb.dynamic_lk, seq)) for o in (pb.k, pb.v)]
+    params += [(o, dynamic(o, pb.dynamic_lk, o.values.ndim - 1)
+                   + dynamic(o, pb.dynamic_lq, o.values.ndim - 2))
+               for o in optional]
+    lines, args, types = [], [], {}
+    for o, dyn in params:
+        static_ty = memref(o.values.shape, o.dtype)
+        ty = memref(o.values.shape, o.dtype, dyn)
+        lines.append(f"  %{o.name}_buf = bufferization.to_buffer %{o.name} "
+                     f"read_only : {o.type} to {static_ty}")
+        name = f"%{o.name}_buf"
+        if ty != static_ty:
+            lines.append(f"  %{o.name}_arg = memref.cast %{o.name}_buf : "
+                         f"{static_ty} to {ty}")
+            name = f"%{o.name}_arg"
+        args.append(name)
+        types[o.name] = ty
+    out_static = ("memref<" + "x".join(str(d) for d in pb.out_shape)
+                  + f"x{pb.dtype}>")
+    out_ty = memref(pb.out_shape, pb.dtype, (seq,) if pb.dynamic_lq else ())
+    tensor_ty = ref.tensor_type(pb.out_shape, pb.dtype)
+    lines += [f"  %out = memref.alloc() : {out_static}",
+              f"  %out_arg = memref.cast %out : {out_static} to {out_ty}",
+              f"  call @attention({', '.join(args)}, %out_arg) : "
+              f"({', '.join(types.values())}, {out_ty}) -> ()",
+              f"  %r = bufferization.to_tensor %out restrict : {out_static} "
+              f"to {tensor_ty}"]
+    op = attention(types, out_ty)
+    # On memrefs the op has no result and writes its init, %out.
+    op = op.replace("  %r = ", "  ").replace("outs(%init :", "outs(%out :")
+    op = op[:op.rindex(" -> ")]
+    callee = ["func.func @attention("
+              + ", ".join(f"%{n}: {t}" for n, t in types.items())
+              + f", %out: {out_ty}) {{", op, "  return", "}"]
+    return lines, callee
 
 
 # ---------------------------------------------------------------------------

@@ -159,14 +159,20 @@ def random_problem(rng: np.random.Generator) -> dict:
         # in compilers that build one function for every sequence length.
         # Drawn from the problem's own seed: the stream of the other draws
         # (and the kernels the fixed-seed tests cover) stays as it was.
-        dynamic = np.random.default_rng(p["seed"]).random(2) < DYNAMIC_SHARE
-        p["dynamic_lq"], p["dynamic_lk"] = bool(dynamic[0]), bool(dynamic[1])
+        own = np.random.default_rng(p["seed"]).random(3)
+        p["dynamic_lq"], p["dynamic_lk"] = (bool(own[0] < DYNAMIC_SHARE),
+                                            bool(own[1] < DYNAMIC_SHARE))
+        # The op on memrefs of dynamic strides (attn_check --on-memrefs),
+        # as a compiler that bufferized first would give it.
+        p["on_memrefs"] = bool(own[2] < MEMREF_SHARE)
         if problem_size(p) <= MAX_ELEMS and problem_valid(p):
             return p
 
 
 #: The share of problems with Lq (and, independently, Lk) dynamic.
 DYNAMIC_SHARE = 0.15
+#: The share of CPU problems whose op is on memrefs.
+MEMREF_SHARE = 0.15
 
 #: The share of problems with attn_check's ramp inputs, whose rows each
 #: have one dominant key at an edge of their window (the last or the first
@@ -230,6 +236,8 @@ def problem_args(p: dict) -> list[str]:
         args.append("--dynamic-lq")
     if p.get("dynamic_lk"):
         args.append("--dynamic-lk")
+    if p.get("on_memrefs"):
+        args.append("--on-memrefs")
     return args
 
 
@@ -270,6 +278,7 @@ def problem_candidates(p: dict) -> list[dict]:
     variant(causal=None)
     variant(fully_masked_rows=0)
     variant(scale=None)
+    variant(on_memrefs=False)
     variant(magnitude=1.0)
     variant(dtype="f32")
     if p["batch"]:
@@ -638,6 +647,8 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
     blocks and head dims the kernel takes."""
     while True:
         p = random_problem(rng)
+        # The GPU pipelines take the op on memrefs of contiguous rows.
+        p["on_memrefs"] = False
         # f32 takes the one TF32 kernel: mostly f16 and bf16.
         p["dtype"] = str(rng.choice(["f16", "bf16", "bf16", "f32"]))
         p["magnitude"] = 1.0 if rng.random() < 0.8 else 3.0
@@ -688,7 +699,7 @@ def problem_key(p: dict) -> str:
     fields added after those draws were (dynamic lengths): adding a field
     keeps each seed's draws."""
     stable = {k: v for k, v in p.items()
-              if k not in ("dynamic_lq", "dynamic_lk")}
+              if k not in ("dynamic_lq", "dynamic_lk", "on_memrefs")}
     return json.dumps(stable, sort_keys=True, default=str)
 
 
@@ -832,7 +843,8 @@ def shrink(case: dict, check: Callable[[dict], Outcome],
 def pipelines_for(rng: np.random.Generator, threads_libs: Optional[str]
                   ) -> list[tuple[str, Optional[str]]]:
     """(pipeline, shared libs override) pairs a case runs under: the fused
-    path with random tiles and the unfused path; sometimes OpenMP."""
+    path with random tiles and the unfused path; sometimes OpenMP, with a
+    random schedule."""
     qt, kt = int(rng.choice(TILES_Q)), int(rng.choice(TILES_KV))
     rows = int(rng.choice(ROW_MAJOR_ROWS))
     fused_opts = f"q-tile={qt} kv-tile={kt} row-major-rows={rows}"
@@ -840,8 +852,9 @@ def pipelines_for(rng: np.random.Generator, threads_libs: Optional[str]
     out = [(f"--attn-cpu-pipeline='{fused_opts}'", None),
            ("--attn-cpu-pipeline=fused=false", None)]
     if threads_libs and rng.random() < 0.2:
-        out[0] = (f"--attn-cpu-pipeline='{fused_opts} threads=true'",
-                  threads_libs)
+        schedule = str(rng.choice(["dynamic", "static", "guided"]))
+        out[0] = (f"--attn-cpu-pipeline='{fused_opts} threads=true "
+                  f"schedule={schedule}'", threads_libs)
     return out
 
 

@@ -358,37 +358,20 @@ LogicalResult mlir::attn::decomposeAttention(RewriterBase &rewriter,
            << headCount(op.getNumQueryHeads()) << " and Hkv is "
            << headCount(op.getNumKVHeads());
 
+  // On memrefs: decompose the same op on tensor views of the buffers, whose
+  // result is then written to the init buffer.
+  if (!op.hasPureTensorSemantics()) {
+    FailureOr<AttentionOp> onTensors = convertAttentionToTensors(rewriter, op);
+    if (failed(onTensors))
+      return op.emitOpError("cannot be decomposed: mixes tensors and memrefs");
+    op = *onTensors;
+  }
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
-  Location loc = op.getLoc();
-
-  if (op.hasPureTensorSemantics()) {
-    Value result = Decomposer(rewriter, op, op.getQuery(), op.getKey(),
-                              op.getValue(), op.getMask(), op.getBias())
-                       .run(op.getInit());
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-
-  // On memrefs: compute on tensor views of the buffers, then write init.
-  auto asTensor = [&](Value memref) -> Value {
-    if (!memref)
-      return memref;
-    auto ty = cast<MemRefType>(memref.getType());
-    return bufferization::ToTensorOp::create(
-        rewriter, loc,
-        RankedTensorType::get(ty.getShape(), ty.getElementType()), memref,
-        /*restrict=*/true, /*writable=*/false);
-  };
-  Value init = asTensor(op.getInit());
-  Value result = Decomposer(rewriter, op, asTensor(op.getQuery()),
-                            asTensor(op.getKey()), asTensor(op.getValue()),
-                            asTensor(op.getMask()), asTensor(op.getBias()))
-                     .run(init);
-  auto store = bufferization::MaterializeInDestinationOp::create(
-      rewriter, loc, result, op.getInit());
-  store.setWritable(true);
-  rewriter.eraseOp(op);
+  Value result = Decomposer(rewriter, op, op.getQuery(), op.getKey(),
+                            op.getValue(), op.getMask(), op.getBias())
+                     .run(op.getInit());
+  rewriter.replaceOp(op, result);
   return success();
 }
 

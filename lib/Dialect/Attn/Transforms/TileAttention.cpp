@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -504,14 +505,21 @@ struct AttnTilePass : attn::impl::AttnTileBase<AttnTilePass> {
     }
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
-      // Memref ops and dynamic head dims are left for the decomposition.
-      if (op.hasPureTensorSemantics() &&
-          !ShapedType::isDynamic(op.getQKHeadDim()) &&
+      // Dynamic head dims are left for the decomposition.
+      if (!ShapedType::isDynamic(op.getQKHeadDim()) &&
           !ShapedType::isDynamic(op.getVHeadDim()))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
     for (AttentionOp op : ops) {
+      // On memrefs: the same op on tensor views of the buffers.
+      if (!op.hasPureTensorSemantics()) {
+        FailureOr<AttentionOp> onTensors =
+            convertAttentionToTensors(rewriter, op);
+        if (failed(onTensors))
+          continue;
+        op = *onTensors;
+      }
       if (onlineSoftmax)
         convertBoolMaskToAdditive(rewriter, op);
       FailureOr<SmallVector<AttentionOp>> tiles =

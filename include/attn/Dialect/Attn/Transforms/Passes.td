@@ -273,9 +273,12 @@ def AttnTile : Pass<"attn-tile"> {
     turned into an additive f16 mask (0 or -inf) of the same shape, because
     LLVM loads a vector of i1 as packed bits while a memref of i1 holds one
     byte per element; masks are usually broadcast, so this copy is small.
-    Ops whose head dims are not
-    static, or on memrefs, are left unchanged (the CPU pipeline decomposes
-    them afterwards).
+    An op on memrefs becomes the same op on tensor views of its buffers
+    (`bufferization.to_tensor`, `restrict`, one per buffer), whose result is
+    materialized in its init buffer (`bufferization.materialize_in_destination`),
+    and is tiled like an op on tensors; bufferization then writes the tiles
+    into the init buffer. Ops whose head dims are not static are left
+    unchanged (the CPU pipeline decomposes them afterwards).
   }];
   let options = [
     Option<"qTile", "q-tile", "int64_t", /*default=*/"64",
@@ -290,6 +293,7 @@ def AttnTile : Pass<"attn-tile"> {
            "leaving smaller attn.attention ops)">
   ];
   let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",

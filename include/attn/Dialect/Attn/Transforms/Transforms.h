@@ -24,6 +24,14 @@ namespace attn {
 /// where the op cannot be decomposed.
 LogicalResult decomposeAttention(RewriterBase &rewriter, AttentionOp op);
 
+/// Replaces `op` on memrefs by the same op on tensor views of its buffers
+/// (bufferization.to_tensor, restrict; one per buffer) whose result is
+/// materialized in its init buffer, for the rewrites that work on tensors.
+/// Returns the new op; fails without changing the IR where `op` is not on
+/// memrefs.
+FailureOr<AttentionOp> convertAttentionToTensors(RewriterBase &rewriter,
+                                                 AttentionOp op);
+
 /// Tiles `op` (on tensors) with an scf.forall over its batch dims, query
 /// heads and blocks of `qTile` query rows. Returns the tiled ops.
 FailureOr<SmallVector<AttentionOp>>
