@@ -90,7 +90,9 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (options.threads) {
     pm.addPass(createForallToParallelLoopPass());
-    pm.addPass(createConvertSCFToOpenMPPass());
+    ConvertSCFToOpenMPPassOptions openmp;
+    openmp.numThreads = options.numThreads;
+    pm.addPass(createConvertSCFToOpenMPPass(openmp));
     attn::AttnOmpScheduleOptions schedule;
     schedule.kind = options.schedule;
     pm.addPass(attn::createAttnOmpSchedule(schedule));

@@ -49,7 +49,9 @@ class MlirStringRef(ctypes.Structure):
     @classmethod
     def of(cls, text):
         data = text.encode() if isinstance(text, str) else bytes(text)
-        buffer = ctypes.create_string_buffer(data, len(data))
+        # NUL-terminated too: mlirExecutionEngineCreate reads its library
+        # paths as C strings.
+        buffer = ctypes.create_string_buffer(data, len(data) + 1)
         ref = cls(ctypes.cast(buffer, ctypes.c_void_p), len(data))
         ref._buffer = buffer  # keeps the bytes alive as long as the ref
         return ref

@@ -20,6 +20,7 @@ PTX) with the host code that launches it:
 
 import ctypes
 import math
+import os
 import struct
 
 import numpy as np
@@ -207,6 +208,10 @@ class CompiledAttention:
                 f"out must be a C-contiguous {np.dtype(storage).name} array "
                 f"of shape {self.out_shape}"
             )
+        # The kernel writes tiles of out while other tiles still read the
+        # inputs.
+        if any(np.may_share_memory(out, a) for a in arrays):
+            raise ValueError("out must not overlap q, k, v, mask or bias")
         arrays.append(out)
 
         # The C interface of @attention takes a pointer to each descriptor;
@@ -383,13 +388,18 @@ def compile_attention(
     split_kv=1,
     sm_count=0,
     pack_gqa=False,
+    threads=1,
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
     element type ("f32", "f16", "bf16"), scale (default 1/sqrt(Dqk)), causal
     alignment (None, "top_left", "bottom_right"), optional mask (bool, "i1",
     or a float type added to the scores) and bias, for `target`.
 
-    target="cpu": returns a CompiledAttention that runs on numpy arrays.
+    target="cpu": returns a CompiledAttention that runs on numpy arrays,
+    on `threads` threads (1: this one; N > 1: N OpenMP threads; 0: the
+    OpenMP runtime's default, OMP_NUM_THREADS or one per core). Threads
+    need LLVM's OpenMP runtime: the libomp.so of the LLVM the package was
+    built against, or the one ATTN_MLIR_OPENMP_LIBRARY names.
     target="cuda": returns a CompiledKernel: the fused tensor-core kernel
     (--attn-gpu-pipeline) for `chip` as a cubin (binary_format="bin"), PTX
     ("isa") or fatbin, plus the host code (LLVM dialect) that launches it
@@ -422,6 +432,11 @@ def compile_attention(
     """
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise ValueError(
+            f"threads must be an int >= 0 (1: one thread, 0: the OpenMP "
+            f"runtime's default), got {threads!r}"
+        )
     text, signature = attention_module(
         q_shape,
         k_shape,
@@ -443,10 +458,18 @@ def compile_attention(
     context = context or Context()
     module = context.parse(text)
     module.verify()
-    module.run_cpu_pipeline()
+    libraries = []
+    if threads == 1:
+        module.run_cpu_pipeline()
+    else:
+        libraries.append(_openmp_library())
+        module.run(f"attn-cpu-pipeline{{threads=true num-threads={threads}}}")
     llvm = str(module)
+    # The array holds copies of the refs: `refs` keeps their bytes alive.
+    refs = [MlirStringRef.of(path) for path in libraries]
+    paths = (MlirStringRef * len(refs))(*refs)
     engine = lib.mlirExecutionEngineCreate(
-        module._module, opt_level, 0, None, False, False
+        module._module, opt_level, len(libraries), paths, False, False
     )
     if not engine:
         raise MLIRError(
@@ -457,16 +480,38 @@ def compile_attention(
     return CompiledAttention(signature, text, llvm, context, engine)
 
 
+def _openmp_library():
+    """The OpenMP runtime that code compiled with threads calls: LLVM's
+    libomp.so, of the LLVM the package was built against (a system
+    libomp.so may be an older LLVM's, without the entry points the OpenMP
+    translation of this one emits)."""
+    path = os.environ.get("ATTN_MLIR_OPENMP_LIBRARY")
+    if not path:
+        try:
+            from ._build_config import OPENMP_LIBRARY as path
+        except ImportError:
+            path = None
+    if not path or not os.path.isfile(path):
+        raise RuntimeError(
+            f"threads need LLVM's OpenMP runtime (libomp.so), not found at "
+            f"{path!r}: install it (Debian: libomp-22-dev) or set "
+            f"ATTN_MLIR_OPENMP_LIBRARY"
+        )
+    return path
+
+
 _cache = {}
 
 
-def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None):
+def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None,
+              threads=1):
     """Runs attention on numpy arrays on the CPU and returns the output.
 
     The element type is `dtype`, or q's (float32 or float16; bfloat16 needs
     dtype="bf16", with float inputs rounded to it or uint16 bit patterns).
     A bool mask says where a query may attend; a float mask is added to the
-    scores. Kernels are compiled once per signature and cached.
+    scores. `threads` as in compile_attention (1: this thread; 0: one per
+    core). Kernels are compiled once per signature and cached.
     """
     q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
     element = _dtype_name(dtype if dtype is not None else q.dtype)
@@ -490,6 +535,7 @@ def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None
         mask_dtype,
         bias_shape,
         bias_dtype,
+        threads,
     )
     kernel = _cache.get(key)
     if kernel is None:
@@ -504,6 +550,7 @@ def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None
             mask_dtype or "i1",
             bias_shape,
             bias_dtype,
+            threads=threads,
         )
         _cache[key] = kernel
     return kernel(q, k, v, mask=mask, bias=bias)

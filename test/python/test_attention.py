@@ -91,6 +91,78 @@ def test_bf16_conversions_round_to_nearest_even():
     )
 
 
+@pytest.mark.parametrize("threads", [2, 0])
+def test_threads_match_the_reference(threads):
+    # Several causal tiles of unequal cost per head (Lq 150: 64-row tiles),
+    # GQA and a mask: the tiles run as an OpenMP loop.
+    q, k, v = normal(2, 4, 150, 16), normal(2, 2, 170, 16), normal(2, 2, 170, 8)
+    mask = RNG.random((2, 1, 1, 170)) > 0.2
+    kernel = attn_mlir.compile_attention(
+        q.shape, k.shape, v.shape, causal="bottom_right", mask_shape=mask.shape,
+        threads=threads,
+    )
+    assert "omp.parallel" in kernel.llvm
+    assert ("num_threads" in kernel.llvm) == (threads != 0)
+    expected = reference_attention(
+        q, k, v, mask, scale=1 / math.sqrt(16), causal="bottom_right"
+    )
+    for _ in range(2):
+        np.testing.assert_allclose(kernel(q, k, v, mask=mask), expected,
+                                   rtol=1e-5, atol=1e-5)
+    out = attn_mlir.attention(q, k, v, mask=mask, causal="bottom_right",
+                              threads=threads)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_the_cpu_kernel_is_the_fused_one():
+    # The op on memrefs goes through --attn-tile: no [Lq, Lk] score buffer.
+    shape = (1, 2, 96, 16)
+    kernel = attn_mlir.compile_attention(shape, shape, shape)
+    assert "96x96" not in kernel.llvm and "9216" not in kernel.llvm
+    q, k, v = normal(*shape), normal(*shape), normal(*shape)
+    np.testing.assert_allclose(kernel(q, k, v),
+                               reference_attention(q, k, v, scale=0.25),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_one_buffer_for_q_k_and_v():
+    x = normal(1, 2, 70, 16)
+    kernel = attn_mlir.compile_attention(x.shape, x.shape, x.shape,
+                                         causal="top_left")
+    np.testing.assert_allclose(
+        kernel(x, x, x),
+        reference_attention(x, x, x, scale=0.25, causal="top_left"),
+        rtol=1e-5, atol=1e-5)
+
+
+def test_out_overlapping_an_input_is_refused():
+    x = normal(1, 1, 8, 8)
+    kernel = attn_mlir.compile_attention(x.shape, x.shape, x.shape)
+    with pytest.raises(ValueError, match="out must not overlap"):
+        kernel(x, x.copy(), x.copy(), out=x)
+
+
+def test_one_thread_uses_no_openmp():
+    shape = (1, 2, 130, 8)
+    kernel = attn_mlir.compile_attention(shape, shape, shape)
+    assert "omp." not in kernel.llvm
+
+
+@pytest.mark.parametrize("threads", [-1, True, 1.5, "2"])
+def test_bad_thread_counts_are_refused(threads):
+    with pytest.raises(ValueError, match="threads must be an int >= 0"):
+        attn_mlir.compile_attention((1, 1, 4, 8), (1, 1, 4, 8), (1, 1, 4, 8),
+                                    threads=threads)
+
+
+def test_threads_without_the_openmp_runtime_say_so(monkeypatch, tmp_path):
+    missing = str(tmp_path / "libomp.so")
+    monkeypatch.setenv("ATTN_MLIR_OPENMP_LIBRARY", missing)
+    with pytest.raises(RuntimeError, match="OpenMP runtime.*ATTN_MLIR_OPENMP_LIBRARY"):
+        attn_mlir.compile_attention((1, 1, 4, 8), (1, 1, 4, 8), (1, 1, 4, 8),
+                                    threads=2)
+
+
 def test_a_compiled_kernel_runs_many_times():
     shape = (1, 2, 4, 8)
     kernel = attn_mlir.compile_attention(shape, shape, shape, scale=0.125)

@@ -58,6 +58,11 @@ struct AttnCPUPipelineOptions
       llvm::cl::desc("Run the tiles in parallel with OpenMP (the program then "
                      "needs libomp at run time); false: one thread"),
       llvm::cl::init(false)};
+  PassOptions::Option<unsigned> numThreads{
+      *this, "num-threads",
+      llvm::cl::desc("With threads: the number of threads; 0: the OpenMP "
+                     "runtime's default (OMP_NUM_THREADS, else one per core)"),
+      llvm::cl::init(0)};
   PassOptions::Option<omp::ClauseScheduleKind> schedule{
       *this, "schedule",
       llvm::cl::desc("With threads: how the tiles are shared out "
