@@ -437,6 +437,8 @@ def compile_attention(
             f"threads must be an int >= 0 (1: one thread, 0: the OpenMP "
             f"runtime's default), got {threads!r}"
         )
+    if target == "cuda" and threads != 1:
+        raise ValueError("threads is for target='cpu' (the host's threads)")
     text, signature = attention_module(
         q_shape,
         k_shape,

@@ -155,6 +155,13 @@ def test_bad_thread_counts_are_refused(threads):
                                     threads=threads)
 
 
+def test_threads_are_for_the_cpu():
+    with pytest.raises(ValueError, match="threads is for target='cpu'"):
+        attn_mlir.compile_attention((1, 1, 64, 64), (1, 1, 64, 64),
+                                    (1, 1, 64, 64), dtype="bf16",
+                                    target="cuda", threads=4)
+
+
 def test_threads_without_the_openmp_runtime_say_so(monkeypatch, tmp_path):
     missing = str(tmp_path / "libomp.so")
     monkeypatch.setenv("ATTN_MLIR_OPENMP_LIBRARY", missing)
