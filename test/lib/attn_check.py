@@ -436,22 +436,24 @@ def emit_program(pb: Problem) -> str:
             f"[{sizes}] [{ones}] : {wide_ty} to {o.type}",
         ]
 
-    def attention(types: dict[str, str], res_ty: str) -> str:
-        """The op, on %q, %k, %v (%m, %b) of `types` and %init, as %r."""
-        op = (f"  %r = attn.attention ins(%q, %k, %v : {types['q']}, "
-              f"{types['k']}, {types['v']})")
+    def attention(types: dict[str, str], res_ty: str, init: str = "%init",
+                  on_memrefs: bool = False) -> str:
+        """The op, on %q, %k, %v (%m, %b) of `types` and `init`: as %r, or,
+        on memrefs, without a result (it writes `init`)."""
+        op = (f"  {'' if on_memrefs else '%r = '}attn.attention "
+              f"ins(%q, %k, %v : {types['q']}, {types['k']}, {types['v']})")
         if pb.mask is not None:
             op += f" mask(%m : {types['m']})"
         if pb.bias is not None:
             op += f" bias(%b : {types['b']})"
-        op += f" outs(%init : {res_ty}) scale = {format_scale(pb.scale)}"
+        op += f" outs({init} : {res_ty}) scale = {format_scale(pb.scale)}"
         if pb.causal:
             op += f" causal = {pb.causal}"
-        return op + f" -> {res_ty}"
+        return op if on_memrefs else op + f" -> {res_ty}"
 
     callee = []
     if pb.on_memrefs:
-        lines_main, callee = memref_callee(pb, operands, attention)
+        lines_main, callee = memref_callee(pb, optional, attention)
         lines += lines_main
     elif not (pb.dynamic_lq or pb.dynamic_lk):
         lines += [f"  %init = tensor.empty() : {out_ty}",
@@ -463,11 +465,11 @@ def emit_program(pb: Problem) -> str:
 
         def with_dynamic(shape, dtype: str, dim: int, on: bool,
                          broadcastable: bool = False) -> str:
-            """The tensor type of `shape` with dim `dim` dynamic if `on`,
-            except a mask's or bias's broadcast dim (size 1)."""
+            """The tensor type of `shape` with dim `dim` dynamic if `on`
+            (see dynamic_dims)."""
             return ref.tensor_type(
-                ["?" if on and i == dim and not (broadcastable and d == 1)
-                 else d for i, d in enumerate(shape)], dtype)
+                dynamic_dims(shape, (dim,) if on else (), broadcastable),
+                dtype)
         q_ty = with_dynamic(pb.q.values.shape, pb.dtype, seq, pb.dynamic_lq)
         res_ty = with_dynamic(pb.out_shape, pb.dtype, seq, pb.dynamic_lq)
         # Each operand's name, its type in @main and in @attention.
@@ -533,34 +535,41 @@ def emit_program(pb: Problem) -> str:
     return "\n".join(lines + callee) + "\n"
 
 
-def memref_callee(pb: Problem, operands: list, attention) -> tuple:
+def dynamic_dims(shape, dims, broadcastable: bool = False) -> list:
+    """`shape` with the dims `dims` dynamic ("?"), except, where
+    `broadcastable` (a mask or bias), those of size 1: a broadcast dim stays
+    1. q, k and v keep no size-1 dim static (Lq = 1 is decoding)."""
+    return ["?" if i in dims and not (broadcastable and d == 1) else d
+            for i, d in enumerate(shape)]
+
+
+def memref_callee(pb: Problem, optional: list, attention) -> tuple:
     """--on-memrefs: @main's lines that pass its tensors as memrefs to
     @attention (defining %r, the result as a tensor), and the lines of
     @attention, whose op is on memrefs of dynamic strides and offset (Lq
-    and Lk dynamic too where asked)."""
+    and Lk dynamic too where asked). `optional`: the mask and bias there
+    are; `attention` writes the op."""
     seq = len(pb.out_shape) - 2
+    lq = (seq,) if pb.dynamic_lq else ()
+    lk = (seq,) if pb.dynamic_lk else ()
 
-    def memref(shape, dtype: str, dynamic_dims=()) -> str:
-        dims = "x".join("?" if i in dynamic_dims else str(d)
-                        for i, d in enumerate(shape))
+    def memref(shape, dtype: str, strided: bool = True) -> str:
+        dims = "x".join(str(d) for d in shape)
+        if not strided:
+            return f"memref<{dims}x{dtype}>"
         strides = ", ".join(["?"] * len(shape))
-        return (f"memref<{dims}x{dtype}, "
-                f"strided<[{strides}], offset: ?>>")
+        return f"memref<{dims}x{dtype}, strided<[{strides}], offset: ?>>"
 
-    def dynamic(o, on: bool, dim: int) -> tuple:
-        # A mask's or bias's broadcast dim (size 1) stays static.
-        return (dim,) if on and o.values.shape[dim] != 1 else ()
-
-    optional = [o for o in operands[3:]]
-    params = [(pb.q, dynamic(pb.q, pb.dynamic_lq, seq))]
-    params += [(o, dynamic(o, pb.dynamic_lk, seq)) for o in (pb.k, pb.v)]
-    params += [(o, dynamic(o, pb.dynamic_lk, o.values.ndim - 1)
-                   + dynamic(o, pb.dynamic_lq, o.values.ndim - 2))
-               for o in optional]
+    # Each operand, its dims of run-time size (Lq for q and the result, Lk
+    # for k and v, both for a mask or bias) and whether it broadcasts.
+    params = [(pb.q, lq, False), (pb.k, lk, False), (pb.v, lk, False)] + [
+        (o, tuple(o.values.ndim - 1 for _ in lk)
+            + tuple(o.values.ndim - 2 for _ in lq), True) for o in optional]
     lines, args, types = [], [], {}
-    for o, dyn in params:
+    for o, dims, broadcastable in params:
         static_ty = memref(o.values.shape, o.dtype)
-        ty = memref(o.values.shape, o.dtype, dyn)
+        ty = memref(dynamic_dims(o.values.shape, dims, broadcastable),
+                    o.dtype)
         lines.append(f"  %{o.name}_buf = bufferization.to_buffer %{o.name} "
                      f"read_only : {o.type} to {static_ty}")
         name = f"%{o.name}_buf"
@@ -570,9 +579,8 @@ def memref_callee(pb: Problem, operands: list, attention) -> tuple:
             name = f"%{o.name}_arg"
         args.append(name)
         types[o.name] = ty
-    out_static = ("memref<" + "x".join(str(d) for d in pb.out_shape)
-                  + f"x{pb.dtype}>")
-    out_ty = memref(pb.out_shape, pb.dtype, (seq,) if pb.dynamic_lq else ())
+    out_static = memref(pb.out_shape, pb.dtype, strided=False)
+    out_ty = memref(dynamic_dims(pb.out_shape, lq), pb.dtype)
     tensor_ty = ref.tensor_type(pb.out_shape, pb.dtype)
     lines += [f"  %out = memref.alloc() : {out_static}",
               f"  %out_arg = memref.cast %out : {out_static} to {out_ty}",
@@ -580,13 +588,11 @@ def memref_callee(pb: Problem, operands: list, attention) -> tuple:
               f"({', '.join(types.values())}, {out_ty}) -> ()",
               f"  %r = bufferization.to_tensor %out restrict : {out_static} "
               f"to {tensor_ty}"]
-    op = attention(types, out_ty)
-    # On memrefs the op has no result and writes its init, %out.
-    op = op.replace("  %r = ", "  ").replace("outs(%init :", "outs(%out :")
-    op = op[:op.rindex(" -> ")]
     callee = ["func.func @attention("
               + ", ".join(f"%{n}: {t}" for n, t in types.items())
-              + f", %out: {out_ty}) {{", op, "  return", "}"]
+              + f", %out: {out_ty}) {{",
+              attention(types, out_ty, init="%out", on_memrefs=True),
+              "  return", "}"]
     return lines, callee
 
 
