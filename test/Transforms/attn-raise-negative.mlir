@@ -324,3 +324,24 @@ func.func @two_score_matmuls(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %
   %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
   return %o : tensor<8x16x64xf32>
 }
+
+// -----
+
+// One query row: a "softmax" along the query axis (size 1, kept by TOSA's
+// reduction) is 1 everywhere, not a softmax over the keys. Only the key
+// axis of one key may be read at the key index.
+func.func @tosa_softmax_over_one_query(%q: tensor<2x1x8xf32>, %k: tensor<2x3x8xf32>, %v: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
+  %kt = tosa.transpose %k {perms = array<i32: 0, 2, 1>} : (tensor<2x3x8xf32>) -> tensor<2x8x3xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %s = tosa.matmul %q, %kt, %zp, %zp : (tensor<2x1x8xf32>, tensor<2x8x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1x3xf32>
+  %mx = tosa.reduce_max %s {axis = 1 : i32} : (tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+  %c = tosa.sub %s, %mx : (tensor<2x1x3xf32>, tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+  %e = tosa.exp %c : (tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+  %sm = tosa.reduce_sum %e {axis = 1 : i32} : (tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+  %r = tosa.reciprocal %sm : (tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %p = tosa.mul %e, %r, %shift : (tensor<2x1x3xf32>, tensor<2x1x3xf32>, tensor<1xi8>) -> tensor<2x1x3xf32>
+  // expected-remark @below {{attn-raise: not raised: a reduction runs along a dim other than the key dim the second matmul contracts}}
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x1x3xf32>, tensor<2x3x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1x4xf32>
+  return %o : tensor<2x1x4xf32>
+}

@@ -812,6 +812,55 @@ func.func @tosa_tile_select_causal(%q: tensor<1x4x2x8xf32>, %k: tensor<1x2x3x8xf
 
 // -----
 
+// TOSA has no float division: torch-mlir lowers `scores / sqrt(d)` to a
+// multiplication by tosa.reciprocal of the constant, which is the scale.
+// CHECK-LABEL: func @tosa_reciprocal_scale
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : tensor<2x5x8xf32>, tensor<2x7x8xf32>, tensor<2x7x4xf32>) outs(%{{.*}} : tensor<2x5x4xf32>) scale = 2.500000e-01 ->
+// CHECK-NOT: tosa.reciprocal
+func.func @tosa_reciprocal_scale(%q: tensor<2x5x8xf32>, %k: tensor<2x7x8xf32>, %v: tensor<2x7x4xf32>) -> tensor<2x5x4xf32> {
+  %kt = tosa.transpose %k {perms = array<i32: 0, 2, 1>} : (tensor<2x7x8xf32>) -> tensor<2x8x7xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %s = tosa.matmul %q, %kt, %zp, %zp : (tensor<2x5x8xf32>, tensor<2x8x7xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x5x7xf32>
+  %d = "tosa.const"() <{values = dense<4.0> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %inv = tosa.reciprocal %d : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %x = tosa.mul %s, %inv, %shift : (tensor<2x5x7xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<2x5x7xf32>
+  %mx = tosa.reduce_max %x {axis = 2 : i32} : (tensor<2x5x7xf32>) -> tensor<2x5x1xf32>
+  %c = tosa.sub %x, %mx : (tensor<2x5x7xf32>, tensor<2x5x1xf32>) -> tensor<2x5x7xf32>
+  %e = tosa.exp %c : (tensor<2x5x7xf32>) -> tensor<2x5x7xf32>
+  %sm = tosa.reduce_sum %e {axis = 2 : i32} : (tensor<2x5x7xf32>) -> tensor<2x5x1xf32>
+  %r = tosa.reciprocal %sm : (tensor<2x5x1xf32>) -> tensor<2x5x1xf32>
+  %p = tosa.mul %e, %r, %shift : (tensor<2x5x7xf32>, tensor<2x5x1xf32>, tensor<1xi8>) -> tensor<2x5x7xf32>
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x5x7xf32>, tensor<2x7x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x5x4xf32>
+  return %o : tensor<2x5x4xf32>
+}
+
+// -----
+
+// One key (Lk = 1): TOSA's reductions keep the reduced axis, so the row
+// max has the scores' own shape and the subtraction reads it at the key
+// index, which for one key is the same element.
+// CHECK-LABEL: func @tosa_one_key
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : tensor<2x5x8xf32>, tensor<2x1x8xf32>, tensor<2x1x4xf32>) outs(%{{.*}} : tensor<2x5x4xf32>) scale = 5.000000e-01 ->
+func.func @tosa_one_key(%q: tensor<2x5x8xf32>, %k: tensor<2x1x8xf32>, %v: tensor<2x1x4xf32>) -> tensor<2x5x4xf32> {
+  %kt = tosa.transpose %k {perms = array<i32: 0, 2, 1>} : (tensor<2x1x8xf32>) -> tensor<2x8x1xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %s = tosa.matmul %q, %kt, %zp, %zp : (tensor<2x5x8xf32>, tensor<2x8x1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x5x1xf32>
+  %half = "tosa.const"() <{values = dense<0.5> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %x = tosa.mul %s, %half, %shift : (tensor<2x5x1xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<2x5x1xf32>
+  %mx = tosa.reduce_max %x {axis = 2 : i32} : (tensor<2x5x1xf32>) -> tensor<2x5x1xf32>
+  %c = tosa.sub %x, %mx : (tensor<2x5x1xf32>, tensor<2x5x1xf32>) -> tensor<2x5x1xf32>
+  %e = tosa.exp %c : (tensor<2x5x1xf32>) -> tensor<2x5x1xf32>
+  %sm = tosa.reduce_sum %e {axis = 2 : i32} : (tensor<2x5x1xf32>) -> tensor<2x5x1xf32>
+  %r = tosa.reciprocal %sm : (tensor<2x5x1xf32>) -> tensor<2x5x1xf32>
+  %p = tosa.mul %e, %r, %shift : (tensor<2x5x1xf32>, tensor<2x5x1xf32>, tensor<1xi8>) -> tensor<2x5x1xf32>
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x5x1xf32>, tensor<2x1x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x5x4xf32>
+  return %o : tensor<2x5x4xf32>
+}
+
+// -----
+
 // A causal diagonal that is neither alignment (keys strictly before the
 // query: j < i) is top_left with an explicit causal_offset.
 // CHECK-LABEL: func @causal_strictly_lower

@@ -108,7 +108,9 @@ def AttnRaise : Pass<"attn-raise"> {
       or without the max subtraction, with f16/bf16 scores upcast to f32
       around it;
     * scale: multiplication or division by a constant of the scores, of q,
-      of k, or of both; no scale at all gives `scale = 1.0`. The op carries
+      of k, or of both (arithmetic on constants is folded as the graph
+      rounds it, e.g. TOSA's `tosa.reciprocal` of a constant, the form of
+      `x / c` in TOSA); no scale at all gives `scale = 1.0`. The op carries
       the scale the graph applies, never an implied default (scalings of q
       and k are recorded in `attn.folded_scale`);
     * masks: additive float terms (any float type, broadcast) go to `bias`;

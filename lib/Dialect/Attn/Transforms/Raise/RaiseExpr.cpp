@@ -350,8 +350,56 @@ Expr *ExprContext::constFloat(Type type, double v) {
   return constant(FloatAttr::get(type, v));
 }
 
+/// Float arithmetic on constants, rounded as the graph rounds it (in the
+/// result type): frontends leave e.g. `x / c` as TOSA's reciprocal of a
+/// constant times `x`, whose scale must read as a constant.
+static std::optional<APFloat> foldFloatOp(StringRef name, Type type,
+                                          ArrayRef<Expr *> operands) {
+  auto floatType = dyn_cast<FloatType>(type);
+  if (!floatType || operands.empty())
+    return std::nullopt;
+  SmallVector<APFloat, 2> args;
+  for (Expr *o : operands) {
+    auto attr = o->kind == ExprKind::Const
+                    ? dyn_cast_or_null<FloatAttr>(o->value)
+                    : FloatAttr();
+    if (!attr)
+      return std::nullopt;
+    APFloat v = attr.getValue();
+    bool losesInfo;
+    v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+              &losesInfo);
+    args.push_back(v);
+  }
+  const APFloat::roundingMode rm = APFloat::rmNearestTiesToEven;
+  if (args.size() == 1) {
+    if (name == arith::NegFOp::getOperationName())
+      return -args[0];
+    if (name == arith::ExtFOp::getOperationName() ||
+        name == arith::TruncFOp::getOperationName())
+      return args[0];
+    return std::nullopt;
+  }
+  if (args.size() != 2)
+    return std::nullopt;
+  APFloat r = args[0];
+  if (name == arith::AddFOp::getOperationName())
+    r.add(args[1], rm);
+  else if (name == arith::SubFOp::getOperationName())
+    r.subtract(args[1], rm);
+  else if (name == arith::MulFOp::getOperationName())
+    r.multiply(args[1], rm);
+  else if (name == arith::DivFOp::getOperationName())
+    r.divide(args[1], rm);
+  else
+    return std::nullopt;
+  return r;
+}
+
 Expr *ExprContext::op(StringRef name, Type type, ArrayRef<Expr *> operands,
                       DictionaryAttr attrs) {
+  if (std::optional<APFloat> folded = foldFloatOp(name, type, operands))
+    return constant(FloatAttr::get(type, *folded));
   Expr e{ExprKind::Op, type};
   e.opName = OperationName(name, ctx);
   e.operands.assign(operands.begin(), operands.end());
@@ -891,12 +939,18 @@ Expr *ExprBuilder::buildTosa(Operation *op, const DimMap &map) {
     int64_t axis = isa<tosa::ReduceSumOp>(op)
                        ? cast<tosa::ReduceSumOp>(op).getAxis()
                        : cast<tosa::ReduceMaxOp>(op).getAxis();
-    for (DimRef r : map)
-      if (r.contains(space.J()))
+    // TOSA keeps the reduced axis (size 1): with one key (Lk = 1) a use
+    // indexes it by the key dim itself, which names the same element.
+    auto inType = cast<ShapedType>(op->getOperand(0).getType());
+    bool oneKey = inType.getDimSize(axis) == 1 &&
+                  map[axis] == DimRef::of(space.J()) &&
+                  space.size(map[axis]) == 1;
+    for (auto [i, r] : llvm::enumerate(map))
+      if (r.contains(space.J()) && !(oneKey && static_cast<int64_t>(i) == axis))
         return badReduce(ec, type,
                          "a reduction runs along a dim other than the key "
                          "dim the second matmul contracts");
-    if (!map[axis].isUnit())
+    if (!map[axis].isUnit() && !oneKey)
       return leaf(result, map);
     DimMap inner = map;
     inner[axis] = DimRef::of(space.J());
