@@ -861,6 +861,56 @@ func.func @tosa_one_key(%q: tensor<2x5x8xf32>, %k: tensor<2x1x8xf32>, %v: tensor
 
 // -----
 
+// A bias broadcast along every dim ([1, 1, 1]) on scores whose first dim
+// folds batch and grouped heads: its unit dims are dropped (a 0-d tensor)
+// and expanded back for the op's 4-D layout. Folding that expand into the
+// next collapse indexed its groups, of which a 0-d expand has none (an
+// out-of-bounds read, then heap corruption in release builds).
+// CHECK-LABEL: func @tosa_gqa_bias_broadcast_everywhere
+// CHECK: %[[B:.*]] = tensor.expand_shape %arg3 {{\[\[}}0, 1], [2], [3]] output_shape [1, 1, 1, 1] : tensor<1x1x1xf32> into tensor<1x1x1x1xf32>
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : tensor<1x4x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x2xf32>) bias(%[[B]] : tensor<1x1x1x1xf32>) outs(%{{.*}} : tensor<1x4x3x2xf32>) scale = 5.000000e-01 ->
+func.func @tosa_gqa_bias_broadcast_everywhere(%q: tensor<1x4x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x2xf32>, %bias: tensor<1x1x1xf32>) -> tensor<1x4x3x2xf32> {
+  %t1 = tosa.const_shape {values = dense<[4, 3, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t2 = tosa.reshape %q, %t1 : (tensor<1x4x3x4xf32>, !tosa.shape<3>) -> tensor<4x3x4xf32>
+  %t3 = tosa.const_shape {values = dense<[1, 2, 1, 5, 4]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %t4 = tosa.reshape %k, %t3 : (tensor<1x2x5x4xf32>, !tosa.shape<5>) -> tensor<1x2x1x5x4xf32>
+  %t5 = tosa.const_shape {values = dense<[1, 1, 2, 1, 1]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %t6 = tosa.tile %t4, %t5 : (tensor<1x2x1x5x4xf32>, !tosa.shape<5>) -> tensor<1x2x2x5x4xf32>
+  %t7 = tosa.const_shape {values = dense<[1, 4, 5, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %t8 = tosa.reshape %t6, %t7 : (tensor<1x2x2x5x4xf32>, !tosa.shape<4>) -> tensor<1x4x5x4xf32>
+  %t9 = tosa.transpose %t8 {perms = array<i32: 0, 1, 3, 2>} : (tensor<1x4x5x4xf32>) -> tensor<1x4x4x5xf32>
+  %t10 = tosa.const_shape {values = dense<[4, 4, 5]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t11 = tosa.reshape %t9, %t10 : (tensor<1x4x4x5xf32>, !tosa.shape<3>) -> tensor<4x4x5xf32>
+  %t12 = tosa.const_shape {values = dense<[1, 2, 1, 5, 2]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %t13 = tosa.reshape %v, %t12 : (tensor<1x2x5x2xf32>, !tosa.shape<5>) -> tensor<1x2x1x5x2xf32>
+  %t14 = tosa.const_shape {values = dense<[1, 1, 2, 1, 1]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %t15 = tosa.tile %t13, %t14 : (tensor<1x2x1x5x2xf32>, !tosa.shape<5>) -> tensor<1x2x2x5x2xf32>
+  %t16 = tosa.const_shape {values = dense<[1, 4, 5, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %t17 = tosa.reshape %t15, %t16 : (tensor<1x2x2x5x2xf32>, !tosa.shape<4>) -> tensor<1x4x5x2xf32>
+  %t18 = tosa.const_shape {values = dense<[4, 5, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t19 = tosa.reshape %t17, %t18 : (tensor<1x4x5x2xf32>, !tosa.shape<3>) -> tensor<4x5x2xf32>
+  %t20 = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %t21 = tosa.matmul %t2, %t11, %t20, %t20 : (tensor<4x3x4xf32>, tensor<4x4x5xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x3x5xf32>
+  %t22 = "tosa.const"() <{values = dense<0.5> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %t23 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %t24 = tosa.mul %t21, %t22, %t23 : (tensor<4x3x5xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<4x3x5xf32>
+  %t25 = tosa.add %t24, %bias : (tensor<4x3x5xf32>, tensor<1x1x1xf32>) -> tensor<4x3x5xf32>
+  %t26 = tosa.reduce_max %t25 {axis = 2 : i32} : (tensor<4x3x5xf32>) -> tensor<4x3x1xf32>
+  %t27 = tosa.sub %t25, %t26 : (tensor<4x3x5xf32>, tensor<4x3x1xf32>) -> tensor<4x3x5xf32>
+  %t28 = tosa.exp %t27 : (tensor<4x3x5xf32>) -> tensor<4x3x5xf32>
+  %t29 = tosa.reduce_sum %t28 {axis = 2 : i32} : (tensor<4x3x5xf32>) -> tensor<4x3x1xf32>
+  %t30 = tosa.reciprocal %t29 : (tensor<4x3x1xf32>) -> tensor<4x3x1xf32>
+  %t31 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %t32 = tosa.mul %t28, %t30, %t31 : (tensor<4x3x5xf32>, tensor<4x3x1xf32>, tensor<1xi8>) -> tensor<4x3x5xf32>
+  %t33 = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %t34 = tosa.matmul %t32, %t19, %t33, %t33 : (tensor<4x3x5xf32>, tensor<4x5x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x3x2xf32>
+  %t35 = tosa.const_shape {values = dense<[1, 4, 3, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %t36 = tosa.reshape %t34, %t35 : (tensor<4x3x2xf32>, !tosa.shape<4>) -> tensor<1x4x3x2xf32>
+  return %t36 : tensor<1x4x3x2xf32>
+}
+
+// -----
+
 // A causal diagonal that is neither alignment (keys strictly before the
 // query: j < i) is top_left with an explicit causal_offset.
 // CHECK-LABEL: func @causal_strictly_lower

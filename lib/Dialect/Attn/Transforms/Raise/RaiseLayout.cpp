@@ -280,6 +280,11 @@ static Value collapseTo(OpBuilder &b, Location loc, Value x,
   if (reassoc.size() == shapeOf(x).size())
     return x;
   if (auto expand = x.getDefiningOp<tensor::ExpandShapeOp>()) {
+    // The expand of a 0-d tensor has no groups: its dims, and so the
+    // collapse's, are all units.
+    if (expand.getSrcType().getRank() == 0)
+      return expandTo(b, loc, expand.getSrc(),
+                      SmallVector<int64_t>(reassoc.size(), 1), {});
     SmallVector<ReassociationIndices> split = expand.getReassociationIndices();
     if (split == SmallVector<ReassociationIndices>(reassoc))
       return expand.getSrc();
