@@ -861,6 +861,58 @@ func.func @tosa_one_key(%q: tensor<2x5x8xf32>, %k: tensor<2x1x8xf32>, %v: tensor
 
 // -----
 
+// One query and one key, heads split from [B, L, H*D] (H = 1): which unit
+// dim of the scores' reshape to [B, H, Lq, Lk] is the key dim is a guess,
+// and the one the subtraction reads need not be the reduced axis. With one
+// key, every size-1 reduction is the reduction over it.
+// CHECK-LABEL: func @tosa_one_query_one_key
+// CHECK: attn.attention ins({{.*}} : tensor<2x1x1x4xf32>, tensor<2x1x1x4xf32>, tensor<2x1x1x3xf32>) bias({{.*}} : tensor<2x1x1x1xf32>) outs({{.*}} : tensor<2x1x1x3xf32>) scale = 5.000000e-01 ->
+// CHECK-NOT: tosa.matmul
+func.func @tosa_one_query_one_key(%q: tensor<2x1x4xf32>, %k: tensor<2x1x4xf32>, %v: tensor<2x1x3xf32>, %bias: tensor<2x1x1x1xf32>) -> tensor<2x1x3xf32> {
+  %t1 = tosa.const_shape {values = dense<[2, 1, 1, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %t2 = tosa.reshape %q, %t1 : (tensor<2x1x4xf32>, !tosa.shape<4>) -> tensor<2x1x1x4xf32>
+  %t3 = tosa.transpose %t2 {perms = array<i32: 0, 2, 1, 3>} : (tensor<2x1x1x4xf32>) -> tensor<2x1x1x4xf32>
+  %t4 = tosa.const_shape {values = dense<[2, 1, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t5 = tosa.reshape %t3, %t4 : (tensor<2x1x1x4xf32>, !tosa.shape<3>) -> tensor<2x1x4xf32>
+  %t6 = tosa.const_shape {values = dense<[2, 1, 1, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %t7 = tosa.reshape %k, %t6 : (tensor<2x1x4xf32>, !tosa.shape<4>) -> tensor<2x1x1x4xf32>
+  %t8 = tosa.transpose %t7 {perms = array<i32: 0, 2, 3, 1>} : (tensor<2x1x1x4xf32>) -> tensor<2x1x4x1xf32>
+  %t9 = tosa.const_shape {values = dense<[2, 4, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t10 = tosa.reshape %t8, %t9 : (tensor<2x1x4x1xf32>, !tosa.shape<3>) -> tensor<2x4x1xf32>
+  %t11 = tosa.const_shape {values = dense<[2, 1, 1, 3]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %t12 = tosa.reshape %v, %t11 : (tensor<2x1x3xf32>, !tosa.shape<4>) -> tensor<2x1x1x3xf32>
+  %t13 = tosa.transpose %t12 {perms = array<i32: 0, 2, 1, 3>} : (tensor<2x1x1x3xf32>) -> tensor<2x1x1x3xf32>
+  %t14 = tosa.const_shape {values = dense<[2, 1, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t15 = tosa.reshape %t13, %t14 : (tensor<2x1x1x3xf32>, !tosa.shape<3>) -> tensor<2x1x3xf32>
+  %t16 = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %t17 = tosa.matmul %t5, %t10, %t16, %t16 : (tensor<2x1x4xf32>, tensor<2x4x1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1x1xf32>
+  %t18 = tosa.const_shape {values = dense<[2, 1, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %t19 = tosa.reshape %t17, %t18 : (tensor<2x1x1xf32>, !tosa.shape<4>) -> tensor<2x1x1x1xf32>
+  %t20 = "tosa.const"() <{values = dense<0.5> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
+  %t21 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %t22 = tosa.mul %t19, %t20, %t21 : (tensor<2x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1xi8>) -> tensor<2x1x1x1xf32>
+  %t23 = tosa.add %t22, %bias : (tensor<2x1x1x1xf32>, tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32>
+  %t24 = tosa.reduce_max %t23 {axis = 3 : i32} : (tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32>
+  %t25 = tosa.sub %t23, %t24 : (tensor<2x1x1x1xf32>, tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32>
+  %t26 = tosa.exp %t25 : (tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32>
+  %t27 = tosa.reduce_sum %t26 {axis = 3 : i32} : (tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32>
+  %t28 = tosa.reciprocal %t27 : (tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32>
+  %t29 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %t30 = tosa.mul %t26, %t28, %t29 : (tensor<2x1x1x1xf32>, tensor<2x1x1x1xf32>, tensor<1xi8>) -> tensor<2x1x1x1xf32>
+  %t31 = tosa.const_shape {values = dense<[2, 1, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t32 = tosa.reshape %t30, %t31 : (tensor<2x1x1x1xf32>, !tosa.shape<3>) -> tensor<2x1x1xf32>
+  %t33 = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %t34 = tosa.matmul %t32, %t15, %t33, %t33 : (tensor<2x1x1xf32>, tensor<2x1x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1x3xf32>
+  %t35 = tosa.const_shape {values = dense<[2, 1, 1, 3]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %t36 = tosa.reshape %t34, %t35 : (tensor<2x1x3xf32>, !tosa.shape<4>) -> tensor<2x1x1x3xf32>
+  %t37 = tosa.transpose %t36 {perms = array<i32: 0, 2, 1, 3>} : (tensor<2x1x1x3xf32>) -> tensor<2x1x1x3xf32>
+  %t38 = tosa.const_shape {values = dense<[2, 1, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t39 = tosa.reshape %t37, %t38 : (tensor<2x1x1x3xf32>, !tosa.shape<3>) -> tensor<2x1x3xf32>
+  return %t39 : tensor<2x1x3xf32>
+}
+
+// -----
+
 // A bias broadcast along every dim ([1, 1, 1]) on scores whose first dim
 // folds batch and grouped heads: its unit dims are dropped (a 0-d tensor)
 // and expanded back for the op's 4-D layout. Folding that expand into the

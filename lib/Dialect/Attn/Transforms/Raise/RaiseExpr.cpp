@@ -939,21 +939,29 @@ Expr *ExprBuilder::buildTosa(Operation *op, const DimMap &map) {
     int64_t axis = isa<tosa::ReduceSumOp>(op)
                        ? cast<tosa::ReduceSumOp>(op).getAxis()
                        : cast<tosa::ReduceMaxOp>(op).getAxis();
-    // TOSA keeps the reduced axis (size 1): with one key (Lk = 1) a use
-    // indexes it by the key dim itself, which names the same element.
-    auto inType = cast<ShapedType>(op->getOperand(0).getType());
-    bool oneKey = inType.getDimSize(axis) == 1 &&
-                  map[axis] == DimRef::of(space.J()) &&
-                  space.size(map[axis]) == 1;
-    for (auto [i, r] : llvm::enumerate(map))
-      if (r.contains(space.J()) && !(oneKey && static_cast<int64_t>(i) == axis))
-        return badReduce(ec, type,
-                         "a reduction runs along a dim other than the key "
-                         "dim the second matmul contracts");
-    if (!map[axis].isUnit() && !oneKey)
-      return leaf(result, map);
+    // TOSA keeps the reduced axis. With one key (Lk = 1) a use may index
+    // the result by the key dim, at the axis or at another unit dim (which
+    // of a reshape's unit dims is which is a guess): any size-1 reduction
+    // is then the reduction over that key, kept where the use has it so
+    // that the reduced expression is the one the use sees.
+    DimRef key = DimRef::of(space.J());
+    bool oneKey =
+        cast<ShapedType>(op->getOperand(0).getType()).getDimSize(axis) == 1 &&
+        space.size(key) == 1 && (map[axis].isUnit() || map[axis] == key);
     DimMap inner = map;
-    inner[axis] = DimRef::of(space.J());
+    if (oneKey) {
+      if (!llvm::is_contained(map, key))
+        inner[axis] = key;
+    } else {
+      for (DimRef r : map)
+        if (r.contains(space.J()))
+          return badReduce(ec, type,
+                           "a reduction runs along a dim other than the key "
+                           "dim the second matmul contracts");
+      if (!map[axis].isUnit())
+        return leaf(result, map);
+      inner[axis] = key;
+    }
     return reduction(isa<tosa::ReduceSumOp>(op) ? ExprKind::RSum
                                                 : ExprKind::RMax,
                      build(op->getOperand(0), inner), type);
