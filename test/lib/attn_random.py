@@ -65,6 +65,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attn_check  # noqa: E402
 import gpu_variants  # noqa: E402
 import attn_reference as ref  # noqa: E402
+import tosa_graphs  # noqa: E402
 from gen_raise_tests import (amap, contract, dense, elementwise,  # noqa: E402
                              fill, softmax_generic, softmax_named, transpose,
                              ty)
@@ -557,6 +558,52 @@ def graph_repro(g: dict, pipeline: str, path: str) -> str:
             "-entry-point-result=void -shared-libs=...")
 
 
+def check_tosa_graph(g: dict, tools: Tools, pipeline: str) -> Outcome:
+    """Raises the TOSA graph, lowers what is left of TOSA, then runs it
+    under ``pipeline`` and compares it with the graph's float64 reference."""
+    program, reference, unpermute = tosa_graphs.emit_tosa_graph(
+        g, SELF_CHECK_SCALE)
+    try:
+        raised = run_tool([tools.attn_opt, "--attn-raise", "--canonicalize"],
+                          program)
+        count = raised.count("attn.attention")
+        if count != 1 or "tosa.matmul" in raised:
+            return Outcome(False, "not-raised",
+                           f"--attn-raise produced {count} attn.attention "
+                           "ops, expected 1 and no tosa.matmul")
+        linalg = run_tool([tools.attn_opt, tosa_graphs.TOSA_TO_LINALG],
+                          raised)
+        lowered = run_tool([tools.attn_opt, *shlex.split(pipeline)], linalg)
+        printed = run_tool([tools.mlir_runner, "-e", "main",
+                            "-entry-point-result=void",
+                            f"-shared-libs={tools.shared_libs}"], lowered)
+    except attn_check.ToolError as e:
+        return Outcome(False, "tool", str(e))
+    # Where the op took over q's and k's scaling, it no longer rounds the
+    # scaled operands (a documented difference: the raised op is the more
+    # precise).
+    expected, hidden = reference("attn.folded_scale" in raised)
+    try:
+        _, values = attn_check.parse_printed_memref(printed)
+    except ValueError as e:
+        return Outcome(False, "mismatch", f"cannot parse the output: {e}")
+    if values.size != expected.size:
+        return Outcome(False, "mismatch", f"{values.size} values printed, "
+                       f"expected {expected.size}")
+    atol, rtol = attn_check.TOLERANCES[g["dtype"]]
+    cmp = attn_check.compare(unpermute(values), expected, hidden, atol, rtol)
+    text = (f"max_abs_err={cmp.max_abs:.3e} worst/tol={cmp.worst_ratio:.3g}"
+            + "".join(f"\n  {m}" for m in cmp.messages))
+    return Outcome(cmp.ok, "pass" if cmp.ok else "mismatch", text)
+
+
+def tosa_graph_repro(pipeline: str, path: str) -> str:
+    return (f"build/bin/attn-opt {path} --attn-raise --canonicalize | "
+            f"build/bin/attn-opt '{tosa_graphs.TOSA_TO_LINALG}' | "
+            f"build/bin/attn-opt {pipeline} | mlir-runner -e main "
+            "-entry-point-result=void -shared-libs=...")
+
+
 def run_tool(cmd: list[str], stdin: str) -> str:
     proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True,
                           timeout=attn_check.TOOL_TIMEOUT_S)
@@ -870,6 +917,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                     help="random attn.attention problems")
     ap.add_argument("--graphs", type=int, default=5,
                     help="random unfused graphs for --attn-raise")
+    ap.add_argument("--tosa", type=int, default=0,
+                    help="random unfused graphs in TOSA for --attn-raise")
     ap.add_argument("--gpu", type=int, default=0,
                     help="random problems for random GPU kernels, run by "
                          "the CPU emulation")
@@ -888,12 +937,13 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     rng = np.random.default_rng(args.seed)
     start = time.monotonic()
-    counts = {"problems": 0, "graphs": 0, "gpu": 0, "runs": 0,
+    counts = {"problems": 0, "graphs": 0, "tosa": 0, "gpu": 0, "runs": 0,
               "failures": 0}
     failures = []
 
     def report(tag: str, case: dict, pipeline: str, out: Outcome,
-               check: Callable, candidates: Callable, is_graph: bool) -> None:
+               check: Callable, candidates: Callable,
+               program: Optional[Callable]) -> None:
         counts["failures"] += 1
         print(f"FAIL {tag} [{out.kind}] {pipeline}\n  {case}\n"
               f"  {out.text.strip()[:2000]}")
@@ -908,17 +958,18 @@ def main(argv: Optional[list[str]] = None) -> int:
                 os.makedirs(args.out, exist_ok=True)
                 with open(os.path.join(args.out, f"repro-{tag}.sh"), "w") as f:
                     f.write(cmd + "\n")
-        elif is_graph:
-            program, _, _ = emit_graph(small)
+        elif program:
             path = f"repro-{tag}.mlir"
             if args.out:
                 os.makedirs(args.out, exist_ok=True)
                 path = os.path.join(args.out, path)
+            text, cmd = program(small, pipeline, path)
+            if args.out:
                 with open(path, "w") as f:
-                    f.write(program)
-            print(f"  reproducer: {graph_repro(small, pipeline, path)}")
+                    f.write(text)
+            print(f"  reproducer: {cmd}")
             if not args.out:
-                print(program)
+                print(text)
         else:
             cmd = problem_repro(small, pipeline)
             print(f"  reproducer: {cmd}")
@@ -935,10 +986,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                                         < args.time_budget)
 
     def run_case(tag: str, case: dict, check: Callable,
-                 candidates: Callable, is_graph: bool,
+                 candidates: Callable, program: Optional[Callable] = None,
                  pipelines: Optional[list] = None) -> None:
         """Checks `case` under `pipelines` (default: a random set); the
-        first failure is reported and shrunk."""
+        first failure is reported and shrunk. A graph's `program(case,
+        pipeline, path)` gives its MLIR and the reproducer's commands."""
         if pipelines is None:
             pipelines = pipelines_for(rng, args.openmp_shared_libs)
         for pipeline, libs in pipelines:
@@ -946,44 +998,61 @@ def main(argv: Optional[list[str]] = None) -> int:
                           libs or args.shared_libs)
             out = check(case, tools, pipeline)
             counts["runs"] += 1
-            if is_graph and args.verbose:
+            if program and args.verbose:
                 print(f"{tag}: {case} {pipeline}: {out.text}")
-            elif not is_graph and (args.verbose or not out.ok):
+            elif not program and (args.verbose or not out.ok):
                 print(f"{tag}: {out.text.strip()}"
                       + (f" [{pipeline}]" if args.verbose else ""))
             if not out.ok:
                 report(tag.replace(" ", ""), case, pipeline, out,
                        lambda c, t=tools, pl=pipeline: check(c, t, pl),
-                       candidates, is_graph)
+                       candidates, program)
                 break
 
-    n_problem = n_graph = n_gpu = 0
+    def graph_program(c: dict, pipeline: str, path: str) -> tuple[str, str]:
+        return emit_graph(c)[0], graph_repro(c, pipeline, path)
+
+    def tosa_program(c: dict, pipeline: str, path: str) -> tuple[str, str]:
+        return (tosa_graphs.emit_tosa_graph(c, SELF_CHECK_SCALE)[0],
+                tosa_graph_repro(pipeline, path))
+
+    n_problem = n_graph = n_gpu = n_tosa = 0
     while budget_left() and (n_problem < args.problems or
-                             n_graph < args.graphs or n_gpu < args.gpu):
+                             n_graph < args.graphs or n_gpu < args.gpu or
+                             n_tosa < args.tosa):
         # Interleaved so that a time-bounded run covers both kinds.
         if n_problem < args.problems:
             p = random_problem(rng)
             n_problem += 1
             counts["problems"] += 1
             run_case(f"problem {n_problem}", p, check_problem,
-                     problem_candidates, False)
+                     problem_candidates)
         if n_graph < args.graphs and budget_left():
             g = random_graph(rng)
             n_graph += 1
             counts["graphs"] += 1
             run_case(f"graph {n_graph}", g, check_graph, graph_candidates,
-                     True)
+                     graph_program)
         if n_gpu < args.gpu and budget_left():
             p = random_gpu_problem(rng)
             n_gpu += 1
             counts["gpu"] += 1
             run_case(f"gpu {n_gpu}", p,
                      lambda c, t, _pl: check_gpu_problem(c, t),
-                     gpu_problem_candidates, False,
+                     gpu_problem_candidates, None,
                      [(gpu_pipeline(p), None)])
+        # Drawn last, so that a run without TOSA graphs keeps each seed's
+        # other cases.
+        if n_tosa < args.tosa and budget_left():
+            g = tosa_graphs.random_tosa_graph(rng)
+            n_tosa += 1
+            counts["tosa"] += 1
+            run_case(f"tosa {n_tosa}", g, check_tosa_graph,
+                     tosa_graphs.tosa_graph_candidates, tosa_program)
     elapsed = time.monotonic() - start
     print(f"attn_random: seed {args.seed}: {counts['problems']} problems, "
-          f"{counts['graphs']} graphs, {counts['gpu']} gpu problems, "
+          f"{counts['graphs']} graphs, {counts['tosa']} tosa graphs, "
+          f"{counts['gpu']} gpu problems, "
           f"{counts['runs']} runs, {counts['failures']} failures in "
           f"{elapsed:.0f} s")
     return 1 if failures else 0
