@@ -92,9 +92,19 @@ private:
                                           ValueRange{row, col}, scalar(b, 0.0),
                                           ArrayRef<bool>{true});
   }
+  /// An in-bounds write of `v` [n] to the f32 scratch `tile` at (row, col),
+  /// as a [1, n] vector. One-shot bufferization matches a transfer_write's
+  /// vector dims to the tensor's from the front, so it took a rank-1 write
+  /// at (0, 0) for an overwrite of the whole tile that reads nothing: where
+  /// CSE had merged two ops' scratch, the second then read rows the first
+  /// had overwritten in place.
   Value writeScratch(OpBuilder &b, Value v, Value tile, Value row, Value col) {
-    return vector::TransferWriteOp::create(
-               b, loc, v, tile, ValueRange{row, col}, ArrayRef<bool>{true})
+    auto type = cast<VectorType>(v.getType());
+    Value row2d = vector::ShapeCastOp::create(
+        b, loc, vec(b, {1, type.getDimSize(0)}, type.getElementType()), v);
+    return vector::TransferWriteOp::create(b, loc, row2d, tile,
+                                           ValueRange{row, col},
+                                           ArrayRef<bool>{true, true})
         .getResult();
   }
   /// Threads `init` through scf.for lb .. ub step `step`.
