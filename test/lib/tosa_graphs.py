@@ -34,7 +34,10 @@ MAX_ELEMS = 40_000
 
 #: Fills a boolean mask selects for hidden scores: each reaches the softmax
 #: at <= -1000, where --attn-raise takes it for -inf.
-FILLS = {"-inf": "0xFF800000", "-1e9": "-1.0e+09", "lowest": "-3.40282347e+38"}
+FILLS = {"-inf": "0xFF800000", "-1e9": "-1.0e+09", "-1e4": "-1.0e+04",
+         "lowest": "-3.40282347e+38"}
+FILL_VALUES = {"-inf": -np.inf, "-1e9": -1e9, "-1e4": -1e4,
+               "lowest": float(np.finfo(np.float32).min)}
 
 #: TOSA lowering of what --attn-raise leaves (reshapes, transposes).
 TOSA_TO_LINALG = ("--pass-pipeline=builtin.module(func.func("
@@ -83,7 +86,12 @@ def random_tosa_graph(rng: np.random.Generator) -> dict:
             g["mask"] = {"full": _full(rng, rank),
                          "fill": str(rng.choice(list(FILLS))),
                          "negated": bool(rng.random() < 0.4),
-                         "hidden_rows": int(rng.random() < 0.3)}
+                         "hidden_rows": int(rng.random() < 0.3),
+                         "form": str(rng.choice(["select", "add"]))}
+            if g["mask"]["form"] == "add" and g["mask"]["fill"] == "-inf":
+                # (1 - m) * -inf is NaN where m is 1: frontends use
+                # finite fills here.
+                g["mask"]["fill"] = "-1e4"
         g["causal"] = None
         if rng.random() < 0.35:
             g["causal"] = {
@@ -331,7 +339,7 @@ def emit_tosa_graph(g: dict, self_check_scale: float = 1.0,
         s = t.reshape(s, s3, sshape)
     ones = [1] * len(sshape)
 
-    bias_r = mask_r = None
+    bias_r = mask_r = add_mask_r = None
     bias_scale = 1.0
 
     def scale_scores(x):
@@ -357,14 +365,31 @@ def emit_tosa_graph(g: dict, self_check_scale: float = 1.0,
         bias_r = bias.astype(np.float64)
 
     def add_mask(x):
-        nonlocal mask_r
+        nonlocal mask_r, add_mask_r
         m = g["mask"]
         shape = _bshape(m["full"], sshape)
         mask = rng.random(shape) < 0.8
         if m["hidden_rows"] and shape[-2] > 1 and shape[-1] > 1:
             mask[..., : min(2, shape[-2]), :] = False
-        args.append(("mask", mask, "i1"))
         fill = t.const(FILLS[m["fill"]], ones)
+        if m.get("form") == "add":
+            # HF's extended mask: (1 - m) * fill added to the scores (or
+            # m * fill, m marking the hidden keys). A bias, not a mask. A
+            # row with every key at the fill is the softmax of s + fill,
+            # which f32 rounds to a few ulps of the fill (both the graph
+            # and the op; not the float64 reference), so each row keeps
+            # its first key (lowest-bias.mlir checks such rows).
+            mask[..., 0] = True
+            args.append(("mask", ~mask if m["negated"] else mask, "i1"))
+            mf = t.unary("cast", "%mask", shape, "i1", "f32")
+            if not m["negated"]:
+                mf = t.binary_typed("sub", t.const("1.0", ones), ones, mf,
+                                    shape, shape, "f32")
+            add_mask_r = np.where(mask, 0.0, FILL_VALUES[m["fill"]])
+            return t.binary_typed("add", x, sshape,
+                                  t.mul(mf, shape, fill, ones, shape),
+                                  shape, sshape, "f32")
+        args.append(("mask", mask, "i1"))
         mask_r = mask
         if m["negated"]:
             hide = t.unary("logical_not", "%mask", shape, "i1")
@@ -379,8 +404,7 @@ def emit_tosa_graph(g: dict, self_check_scale: float = 1.0,
             tri = t.bool_const(vis)
             fill = t.const(FILLS[c["fill"]], ones)
             return t.select(tri, vis.shape, x, sshape, fill, ones, sshape)
-        fill = {"-inf": -np.inf, "-1e9": -1e9,
-                "lowest": float(np.finfo(np.float32).min)}[c["fill"]]
+        fill = FILL_VALUES[c["fill"]]
         add = t.float_const(np.where(vis, 0.0, fill).astype(np.float32))
         return t.binary_typed("add", x, sshape, add, vis.shape, sshape, "f32")
 
@@ -456,8 +480,19 @@ def emit_tosa_graph(g: dict, self_check_scale: float = 1.0,
         return x.reshape(lead + list(x.shape[1:]))
 
     kv_heads = (np.arange(h) % hkv if g["tile"] == "repeat" else None)
+    terms = []
+    if bias_r is not None:
+        terms.append(bias_r * bias_scale)
+    if add_mask_r is not None:
+        # Scaled in f32, as the graph does: the lowest f32 times 2 is -inf.
+        with np.errstate(over="ignore"):
+            terms.append((add_mask_r.astype(np.float32)
+                          * np.float32(bias_scale)).astype(np.float64))
+    bias_t = None
+    for term in terms:
+        bias_t = term if bias_t is None else bias_t + term
     kw = dict(scale=scale * self_check_scale, mask=to_heads(mask_r),
-              bias=None if bias_r is None else to_heads(bias_r) * bias_scale,
+              bias=to_heads(bias_t),
               causal=g["causal"]["align"] if g["causal"] else None,
               kv_heads=kv_heads)
     v64 = v_r.astype(np.float64)
