@@ -264,7 +264,8 @@ func.func @rows_padded_to_power_of_two(%q: tensor<2x6x32xf32>, %k: tensor<2x64x3
 // ROW-COUNT-2: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29]
 // ROW:     vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
 // ROW:     %[[SUMS:.*]] = arith.addf
-// ROW:     vector.transfer_write %[[SUMS]], %{{.*}}[%{{.*}}, %[[G]]] {in_bounds = [true]} : vector<16xf32>, tensor<1x32xf32>
+// ROW:     %[[SROW:.*]] = vector.shape_cast %[[SUMS]] : vector<16xf32> to vector<1x16xf32>
+// ROW:     vector.transfer_write %[[SROW]], %{{.*}}[%{{.*}}, %[[G]]] {in_bounds = [true, true]} : vector<1x16xf32>, tensor<1x32xf32>
 // Unmasked: no key mask; the max is a tree of halves, the sum one
 // reassociable reduction.
 // ROW-NOT: arith.cmpi
