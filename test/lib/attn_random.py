@@ -532,11 +532,25 @@ def check_graph(g: dict, tools: Tools, pipeline: str) -> Outcome:
                            f"--attn-raise produced {count} attn.attention "
                            "ops, expected 1")
         lowered = run_tool([tools.attn_opt, *shlex.split(pipeline)], raised)
-        printed = run_tool([tools.mlir_runner, "-e", "main",
-                            "-entry-point-result=void",
-                            f"-shared-libs={tools.shared_libs}"], lowered)
+        printed = run_main(tools, lowered)
     except attn_check.ToolError as e:
         return Outcome(False, "tool", str(e))
+    return compare_printed(printed, expected, hidden, "f32",
+                           lambda values: values.reshape(expected.shape))
+
+
+def run_main(tools: Tools, program: str) -> str:
+    """What @main of the lowered `program` prints."""
+    return run_tool([tools.mlir_runner, "-e", "main",
+                     "-entry-point-result=void",
+                     f"-shared-libs={tools.shared_libs}"], program)
+
+
+def compare_printed(printed: str, expected: np.ndarray, hidden: np.ndarray,
+                    dtype: str, arrange: Callable[[np.ndarray], np.ndarray]
+                    ) -> Outcome:
+    """Compares the memref `printed` by @main, laid out as `expected` by
+    `arrange`, with the reference, at `dtype`'s tolerances."""
     try:
         _, values = attn_check.parse_printed_memref(printed)
     except ValueError as e:
@@ -544,9 +558,8 @@ def check_graph(g: dict, tools: Tools, pipeline: str) -> Outcome:
     if values.size != expected.size:
         return Outcome(False, "mismatch", f"{values.size} values printed, "
                        f"expected {expected.size}")
-    atol, rtol = attn_check.TOLERANCES["f32"]
-    cmp = attn_check.compare(values.reshape(expected.shape), expected,
-                             hidden, atol, rtol)
+    atol, rtol = attn_check.TOLERANCES[dtype]
+    cmp = attn_check.compare(arrange(values), expected, hidden, atol, rtol)
     text = (f"max_abs_err={cmp.max_abs:.3e} worst/tol={cmp.worst_ratio:.3g}"
             + "".join(f"\n  {m}" for m in cmp.messages))
     return Outcome(cmp.ok, "pass" if cmp.ok else "mismatch", text)
@@ -574,27 +587,14 @@ def check_tosa_graph(g: dict, tools: Tools, pipeline: str) -> Outcome:
         linalg = run_tool([tools.attn_opt, tosa_graphs.TOSA_TO_LINALG],
                           raised)
         lowered = run_tool([tools.attn_opt, *shlex.split(pipeline)], linalg)
-        printed = run_tool([tools.mlir_runner, "-e", "main",
-                            "-entry-point-result=void",
-                            f"-shared-libs={tools.shared_libs}"], lowered)
+        printed = run_main(tools, lowered)
     except attn_check.ToolError as e:
         return Outcome(False, "tool", str(e))
     # Where the op took over q's and k's scaling, it no longer rounds the
     # scaled operands (a documented difference: the raised op is the more
     # precise).
     expected, hidden = reference("attn.folded_scale" in raised)
-    try:
-        _, values = attn_check.parse_printed_memref(printed)
-    except ValueError as e:
-        return Outcome(False, "mismatch", f"cannot parse the output: {e}")
-    if values.size != expected.size:
-        return Outcome(False, "mismatch", f"{values.size} values printed, "
-                       f"expected {expected.size}")
-    atol, rtol = attn_check.TOLERANCES[g["dtype"]]
-    cmp = attn_check.compare(unpermute(values), expected, hidden, atol, rtol)
-    text = (f"max_abs_err={cmp.max_abs:.3e} worst/tol={cmp.worst_ratio:.3g}"
-            + "".join(f"\n  {m}" for m in cmp.messages))
-    return Outcome(cmp.ok, "pass" if cmp.ok else "mismatch", text)
+    return compare_printed(printed, expected, hidden, g["dtype"], unpermute)
 
 
 def tosa_graph_repro(pipeline: str, path: str) -> str:
