@@ -176,6 +176,11 @@ def build_arg_parser() -> argparse.ArgumentParser:
     prob.add_argument("--fully-masked-rows", type=int, default=0, metavar="N",
                       help="hide every key from N query rows (needs a bool "
                            "mask with a full Lq dim)")
+    prob.add_argument("--lowest-bias-rows", type=int, default=0, metavar="N",
+                      help="set the bias to its dtype's lowest finite value "
+                           "(HF's finfo.min padding) at every key of N query "
+                           "rows and at ~20%% of the keys of the others "
+                           "(needs a bias with a full Lq dim)")
     prob.add_argument("--operand-padding", type=parse_padding,
                       default=(0, 0), metavar="BEFORE:AFTER",
                       help="store the mask and bias inside wider rows, BEFORE "
@@ -391,6 +396,18 @@ def make_problem(args: argparse.Namespace) -> Problem:
         check_broadcast("bias", args.bias.shape, score)
         bias = Operand("b", rand(args.bias.shape, 1.0, args.bias.dtype),
                        args.bias.dtype)
+
+    if args.lowest_bias_rows:
+        n = args.lowest_bias_rows
+        if bias is None or len(bias.values.shape) < 2 or \
+                bias.values.shape[-2] != lq:
+            raise UsageError("--lowest-bias-rows needs a bias whose Lq dim is "
+                             "full")
+        if not 0 < n <= lq:
+            raise UsageError(f"--lowest-bias-rows must be in [1, {lq}]")
+        lowest = ref.lowest_finite(bias.dtype)
+        bias.values[rng.random(bias.values.shape) < 0.2] = lowest
+        bias.values[..., rng.choice(lq, size=n, replace=False), :] = lowest
 
     return Problem(q, k, v, mask, bias, scale, args.causal,
                    batch + [hq, lq, dv], dt, args.operand_padding,

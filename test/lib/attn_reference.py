@@ -214,6 +214,17 @@ def round_to(x: np.ndarray, dtype: str) -> np.ndarray:
     raise ValueError(f"unsupported float dtype {dtype!r}")
 
 
+def lowest_finite(dtype: str) -> float:
+    """The lowest finite value of ``dtype`` (``finfo(dtype).min``)."""
+    if dtype == "f32":
+        return float(-np.finfo(np.float32).max)
+    if dtype == "f16":
+        return float(-np.finfo(np.float16).max)
+    if dtype == "bf16":
+        return -(2.0 - 2.0**-7) * 2.0**127
+    raise ValueError(f"unsupported float dtype {dtype!r}")
+
+
 # ---------------------------------------------------------------------------
 # MLIR dense hex literals
 # ---------------------------------------------------------------------------

@@ -355,8 +355,10 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
     that are multiples of 16 up to 256 (`Dqk != Dv` allowed), any Lq/Lk
     (predicated tails), batch dims, GQA/MQA, both causal alignments and
     `causal_offset` (fully hidden key blocks are skipped), boolean or
-    additive masks and bias with broadcasting. Hidden scores are a finite
-    -1e30 and rows without a visible key write 0. The operands must be in
+    additive masks and bias with broadcasting. Hidden scores (masked out,
+    causally hidden, or with an additive -inf) are a finite -1e30 and rows
+    without a visible key write 0; a finite additive term, however low,
+    leaves its key visible, as in the op's semantics. The operands must be in
     device memory with the identity layout. An output buffer allocated by
     `memref.alloc` (as bufferization of a tensor function creates it)
     becomes a `gpu.alloc`. Anything else is an error at the op.

@@ -47,6 +47,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -410,6 +411,17 @@ private:
   double hiddenScore() const {
     return exponentScale == 1.0 ? kHiddenLogit
                                 : 2.0 * kHiddenLogit / exponentScale;
+  }
+  /// The score that scores with a finite additive term are kept at or
+  /// above: the lowest f32 bias (HF's finfo.min padding) hides nothing in
+  /// the op's semantics, but times log2(e) it would reach the hidden value.
+  /// Scaled, it lies in (kHiddenLogit / 2, kHiddenLogit / 4], above the
+  /// hidden value; a power of two, its product with the f32 exponentScale
+  /// is exact, so a row of such scores has the maximum it exponentiates
+  /// against and each of its keys weighs exp2(0) = 1.
+  double lowestVisibleScore() const {
+    double scale = static_cast<float>(exponentScale);
+    return -std::exp2(std::floor(std::log2(-kHiddenLogit / 2.0 / scale)));
   }
   Value exp2(Value x) { return t.exp2(x); }
   Value dim(Value memref, int64_t i) {
@@ -949,6 +961,11 @@ SmallVector<Value> FlashAttentionEmitter::combine(ArrayRef<Value> s,
                                                   Value additiveScale) {
   Type i32 = b.getI32Type();
   Value hidden = pf(hiddenScore());
+  Value lowest, negInf;
+  if (!biasValues.empty() || !maskValues.empty()) {
+    lowest = pf(lowestVisibleScore());
+    negInf = pf(-std::numeric_limits<double>::infinity());
+  }
   SmallVector<Value> out;
   for (int64_t i = 0, count = s.size(); i < count; ++i) {
     int64_t nt = i / 4, half = (i % 4) / 2, e = i % 2;
@@ -977,9 +994,16 @@ SmallVector<Value> FlashAttentionEmitter::combine(ArrayRef<Value> s,
         addTerm(v);
       }
     }
-    // max() turns an additive -inf into the finite hidden value.
-    if (additive)
-      x = fmax(fma(additive, additiveScale, x), hidden);
+    // A -inf term hides its key, a finite one however low does not (two
+    // lowest floats add up to -inf, as in the CPU kernels). UNE: a NaN term
+    // leaves the key visible and spreads, as in the op's semantics.
+    if (additive) {
+      visible = arith::AndIOp::create(
+          b, loc, visible,
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, additive,
+                                negInf));
+      x = fmax(fma(additive, additiveScale, x), lowest);
+    }
     out.push_back(sel(visible, x, hidden));
   }
   return out;
