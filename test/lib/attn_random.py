@@ -53,7 +53,6 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 import time
 import zlib
 from dataclasses import dataclass
@@ -160,12 +159,19 @@ def random_problem(rng: np.random.Generator) -> dict:
         # in compilers that build one function for every sequence length.
         # Drawn from the problem's own seed: the stream of the other draws
         # (and the kernels the fixed-seed tests cover) stays as it was.
-        own = np.random.default_rng(p["seed"]).random(3)
+        own = np.random.default_rng(p["seed"]).random(5)
         p["dynamic_lq"], p["dynamic_lk"] = (bool(own[0] < DYNAMIC_SHARE),
                                             bool(own[1] < DYNAMIC_SHARE))
         # The op on memrefs of dynamic strides (attn_check --on-memrefs),
         # as a compiler that bufferized first would give it.
         p["on_memrefs"] = bool(own[2] < MEMREF_SHARE)
+        # Bias rows at the lowest float, HF's finfo.min padding (attn_check
+        # --lowest-bias-rows): visible keys that naive base-2 kernels hide.
+        p["lowest_bias_rows"] = 0
+        b = p["bias"]
+        if (b and b["full"][-2] and b["dtype"] in LOWEST_BIAS_DTYPES
+                and own[3] < LOWEST_BIAS_SHARE):
+            p["lowest_bias_rows"] = 1 + int(own[4] * min(3, p["lq"]))
         if problem_size(p) <= MAX_ELEMS and problem_valid(p):
             return p
 
@@ -174,6 +180,12 @@ def random_problem(rng: np.random.Generator) -> dict:
 DYNAMIC_SHARE = 0.15
 #: The share of CPU problems whose op is on memrefs.
 MEMREF_SHARE = 0.15
+#: The share of problems with a bias of full Lq dim that have rows of
+#: lowest floats. Not f16 biases: their lowest (-65504) added to a score in
+#: f32, as the op does, leaves the score 8 fractional bits, past the f32
+#: and f16 tolerances of the float64 reference.
+LOWEST_BIAS_SHARE = 0.4
+LOWEST_BIAS_DTYPES = ("f32", "bf16")
 
 #: The share of problems with attn_check's ramp inputs, whose rows each
 #: have one dominant key at an edge of their window (the last or the first
@@ -231,6 +243,8 @@ def problem_args(p: dict) -> list[str]:
         args += ["--causal", p["causal"]]
     if p["fully_masked_rows"]:
         args += ["--fully-masked-rows", str(p["fully_masked_rows"])]
+    if p.get("lowest_bias_rows"):
+        args += ["--lowest-bias-rows", str(p["lowest_bias_rows"])]
     if p["scale"] is not None:
         args += ["--scale", repr(p["scale"])]
     if p.get("dynamic_lq"):
@@ -274,10 +288,11 @@ def problem_candidates(p: dict) -> list[dict]:
         if q != p:
             out.append(q)
 
-    variant(bias=None)
+    variant(bias=None, lowest_bias_rows=0)
     variant(mask=None, fully_masked_rows=0)
     variant(causal=None)
     variant(fully_masked_rows=0)
+    variant(lowest_bias_rows=0)
     variant(scale=None)
     variant(on_memrefs=False)
     variant(magnitude=1.0)
@@ -309,7 +324,8 @@ def problem_candidates(p: dict) -> list[dict]:
                     q = copy.deepcopy(p)
                     q[key]["full"][d] = False
                     out.append(q)
-    # fully_masked_rows needs a bool mask with a full Lq dim and <= Lq rows.
+    # fully_masked_rows needs a bool mask with a full Lq dim and <= Lq rows,
+    # lowest_bias_rows such a bias.
     return [q for q in out if problem_valid(q)]
 
 
@@ -318,6 +334,12 @@ def problem_valid(p: dict) -> bool:
     if n:
         m = p["mask"]
         if not (m and m["kind"] == "bool" and m["full"][-2] and n <= p["lq"]):
+            return False
+    n = p.get("lowest_bias_rows", 0)
+    if n:
+        b = p["bias"]
+        if not (b and b["full"][-2] and b["dtype"] in LOWEST_BIAS_DTYPES
+                and n <= p["lq"]):
             return False
     if p.get("inputs") == "ramp" and p["dqk"] < 2:
         return False
@@ -709,7 +731,7 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
             # diagonal and the tails (block skipping, one uniform branch
             # for the blocks to mask), the one the device check times.
             p["mask"] = p["bias"] = None
-            p["fully_masked_rows"] = 0
+            p["fully_masked_rows"] = p["lowest_bias_rows"] = 0
         p["kernel"] = random_gpu_kernel(rng, p["dtype"])
         p["inputs"] = random_inputs(rng)
         if p["causal"] == "bottom_right" and rng.random() < 0.6:
@@ -733,8 +755,8 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
         dims = [d for d in range(step, 129, step)]
         p["dqk"] = int(rng.choice(dims))
         p["dv"] = p["dqk"] if rng.random() < 0.5 else int(rng.choice(dims))
-        if p["fully_masked_rows"]:
-            p["fully_masked_rows"] = min(p["fully_masked_rows"], p["lq"])
+        for key in ("fully_masked_rows", "lowest_bias_rows"):
+            p[key] = min(p[key], p["lq"])
         if gpu_problem_valid(p):
             p["kernel"]["split_kv"] = random_split_kv(p)
             p["kernel"]["pack_gqa"] = random_pack_gqa(p)
@@ -746,7 +768,8 @@ def problem_key(p: dict) -> str:
     fields added after those draws were (dynamic lengths): adding a field
     keeps each seed's draws."""
     stable = {k: v for k, v in p.items()
-              if k not in ("dynamic_lq", "dynamic_lk", "on_memrefs")}
+              if k not in ("dynamic_lq", "dynamic_lk", "on_memrefs",
+                           "lowest_bias_rows")}
     return json.dumps(stable, sort_keys=True, default=str)
 
 
@@ -787,6 +810,9 @@ def random_pack_gqa(p: dict) -> bool:
         if not (m and m["kind"] == "bool" and m["full"][heads + 1]):
             q["fully_masked_rows"] = 0
         q["fully_masked_rows"] = min(q["fully_masked_rows"], q["lq"])
+        if not (q["bias"] and q["bias"]["full"][heads + 1]):
+            q["lowest_bias_rows"] = 0
+        q["lowest_bias_rows"] = min(q["lowest_bias_rows"], q["lq"])
         if gpu_problem_valid(q):
             p.update(q)
     return True
@@ -973,7 +999,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         else:
             cmd = problem_repro(small, pipeline)
             print(f"  reproducer: {cmd}")
-            print(f"  (add --emit for the MLIR program)")
+            print("  (add --emit for the MLIR program)")
             if args.out:
                 os.makedirs(args.out, exist_ok=True)
                 with open(os.path.join(args.out, f"repro-{tag}.sh"), "w") as f:
