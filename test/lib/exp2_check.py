@@ -29,7 +29,6 @@ Run with ``/usr/bin/python3``.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 import sys

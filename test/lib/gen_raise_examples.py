@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_raise_tests import dense, ty  # noqa: E402
+from gen_raise_tests import dense  # noqa: E402
 
 rng = np.random.RandomState(7)
 

@@ -132,7 +132,6 @@ def softmax_generic(name, x, shape, max_sub=True, recip=False):
     ident = amap(n, full)
     iters_red = ", ".join(['"parallel"'] * (n - 1) + ['"reduction"'])
     s = ""
-    src = x
     if max_sub:
         s += fill(f"{name}_mi", row, NEG_INF)
         s += (f"  %{name}_max = linalg.generic {{indexing_maps = [{ident}, {rmap}],"
