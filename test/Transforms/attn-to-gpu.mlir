@@ -116,8 +116,10 @@ func.func @causal_f16_d64(%q: memref<1x8x128x64xf16>, %k: memref<1x8x128x64xf16>
 // batch and key and a bias per head: bf16 operands go to mma.sync as i32.
 // CHECK-LABEL: func.func @gqa_bf16_d128_mask_bias
 // CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK-DAG: %[[LOWEST:.*]] = arith.constant -2.5353012E+30 : f32
-// CHECK-DAG: %[[HIDDEN:.*]] = arith.constant -1.56841381E+31 : f32
+// CHECK-DAG: %[[LOWEST:.*]] = arith.constant -3.1691265E+29 : f32
+// CHECK-DAG: %[[HIDDEN:.*]] = arith.constant -1.000000e+30 : f32
+// CHECK-DAG: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 0.127517357 : f32
 // CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c87040_i32
 // CHECK: arith.divui %block_id_y, %c2
 // CHECK: memref.view {{.*}} to memref<64x136xbf16, #gpu.address_space<workgroup>>
@@ -125,19 +127,21 @@ func.func @causal_f16_d64(%q: memref<1x8x128x64xf16>, %k: memref<1x8x128x64xf16>
 // CHECK: scf.for
 // CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
 // CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>{{.*}} : (i32, i32, f32)
-// The bias (base e) goes into the unscaled score in one fma with
-// log2(e) / (scale log2(e)) = 1 / scale; a -inf bias hides its key like the
-// boolean mask (a predicate), a finite one is kept at or above -2^101, whose
-// product with scale log2(e) (-3.2e29) is exact and above the hidden value
-// (-2e30 / (scale log2(e)) = -1.6e31 here).
+// With a bias, the scores are scaled by scale * log2(e) up front (not in
+// the exponent's fma, where a row far down, at -1e9, would keep the
+// rounding of its maximum's product) and the bias (base e) is added in one
+// fma with log2(e). A -inf bias hides its key like the boolean mask (a
+// predicate); a finite one is kept at or above -2^98, above the hidden
+// value -1e30.
 // Lk = 77 is odd: the bias is read one element at a time, with no branch.
+// CHECK: %[[SCORE:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
 // CHECK-NOT: vector.load
 // CHECK: %[[BIAS:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x8x100x77xf32>
 // CHECK: %[[MASK:.*]] = memref.load %{{.*}}[%{{.*}}, %c0, %c0, %{{.*}}] : memref<2x1x1x77xi1>
 // CHECK: %[[INRANGE:.*]] = arith.andi %{{.*}}, %[[MASK]] : i1
 // CHECK: %[[FINITE:.*]] = arith.cmpf une, %[[BIAS]], %[[NEGINF]] : f32
 // CHECK: %[[VISIBLE:.*]] = arith.andi %[[INRANGE]], %[[FINITE]] : i1
-// CHECK: %[[ADDED:.*]] = llvm.intr.fma(%[[BIAS]], %{{.*}}, %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK: %[[ADDED:.*]] = llvm.intr.fma(%[[BIAS]], %[[LOG2E]], %[[SCORE]]) : (f32, f32, f32) -> f32
 // CHECK: %[[KEPT:.*]] = arith.maximumf %[[ADDED]], %[[LOWEST]] : f32
 // CHECK: arith.select %[[VISIBLE]], %[[KEPT]], %[[HIDDEN]] : f32
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<2x64x136xbf16

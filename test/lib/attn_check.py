@@ -177,10 +177,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
                       help="hide every key from N query rows (needs a bool "
                            "mask with a full Lq dim)")
     prob.add_argument("--lowest-bias-rows", type=int, default=0, metavar="N",
-                      help="set the bias to its dtype's lowest finite value "
-                           "(HF's finfo.min padding) at every key of N query "
-                           "rows and at ~20%% of the keys of the others "
+                      help="set the bias to --bias-fill at every key of N "
+                           "query rows and at ~20%% of the keys of the others "
                            "(needs a bias with a full Lq dim)")
+    prob.add_argument("--bias-fill", type=float, metavar="VALUE",
+                      help="the value of --lowest-bias-rows, rounded to the "
+                           "bias's dtype (default: its lowest finite value, "
+                           "HF's finfo.min padding; -1e9 is another common "
+                           "padding, see --reference-scores)")
     prob.add_argument("--operand-padding", type=parse_padding,
                       default=(0, 0), metavar="BEFORE:AFTER",
                       help="store the mask and bias inside wider rows, BEFORE "
@@ -224,6 +228,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
                      help="tf32: the reference takes q, k and v rounded to "
                           "TF32 (cvt.rna.tf32.f32), as the GPU kernel's "
                           "TF32 tensor cores do with f32 inputs")
+    chk.add_argument("--reference-scores", choices=("f64", "f32"),
+                     default="f64",
+                     help="f32: the reference rounds the scores to f32 after "
+                          "the scaled product and each added term, as the "
+                          "op's f32 arithmetic does (needed where a term "
+                          "like -1e9 leaves f32 only part of the score)")
     chk.add_argument("--reference-scale-multiplier", type=float, default=1.0,
                      help="multiply the scale the REFERENCE uses (harness "
                           "self-check: anything but 1 must fail)")
@@ -405,7 +415,9 @@ def make_problem(args: argparse.Namespace) -> Problem:
                              "full")
         if not 0 < n <= lq:
             raise UsageError(f"--lowest-bias-rows must be in [1, {lq}]")
-        lowest = ref.lowest_finite(bias.dtype)
+        lowest = (ref.lowest_finite(bias.dtype) if args.bias_fill is None
+                  else float(ref.round_to(np.array([args.bias_fill]),
+                                          bias.dtype)[0]))
         bias.values[rng.random(bias.values.shape) < 0.2] = lowest
         bias.values[..., rng.choice(lq, size=n, replace=False), :] = lowest
 
@@ -757,7 +769,8 @@ def reference_for(pb: Problem, args: argparse.Namespace
     kw = dict(scale=pb.scale * args.reference_scale_multiplier,
               mask=pb.mask.values if pb.mask is not None else None,
               bias=pb.bias.values if pb.bias is not None else None,
-              causal=causal, kv_heads=kv_heads)
+              causal=causal, kv_heads=kv_heads,
+              f32_scores=args.reference_scores == "f32")
     q, k, v = pb.q.values, pb.k.values, pb.v.values
     if args.reference_operands == "tf32":
         q, k, v = (ref.round_to(x, "tf32") for x in (q, k, v))

@@ -79,6 +79,7 @@ def scores(
     bias: Optional[np.ndarray] = None,
     causal: Optional[CausalAlignment] = None,
     kv_heads: Optional[np.ndarray] = None,
+    f32_scores: bool = False,
 ) -> np.ndarray:
     """Returns the masked float64 score tensor s, [B..., Hq, Lq, Lk].
 
@@ -86,6 +87,9 @@ def scores(
     the scores); both ``mask`` and ``bias`` broadcast to the score shape.
     ``kv_heads`` overrides the query-head -> kv-head map (used only to build
     deliberately wrong references for the harness self-check).
+    ``f32_scores`` rounds the score to f32 after the scaled product and after
+    each added term, as the op's f32 arithmetic does: what is left of a score
+    next to a term like -1e9 (f32 keeps multiples of 64 there).
     """
     q = np.asarray(q, dtype=np.float64)
     k = np.asarray(k, dtype=np.float64)
@@ -96,16 +100,18 @@ def scores(
     if kv_heads is None:
         kv_heads = kv_head_index(hq, hkv)
     k_per_q = np.take(k, kv_heads, axis=-3)  # [B..., Hq, Lk, Dqk]
-    s = scale * np.einsum("...id,...jd->...ij", q, k_per_q)
+    f32 = ((lambda x: round_to(x, "f32")) if f32_scores
+           else (lambda x: x))
+    s = f32(scale * np.einsum("...id,...jd->...ij", q, k_per_q))
     if bias is not None:
-        s = s + np.asarray(bias, dtype=np.float64)
+        s = f32(s + np.asarray(bias, dtype=np.float64))
     visible = np.broadcast_to(causal_visible(lq, lk, causal), s.shape)
     if mask is not None:
         mask = np.asarray(mask)
         if mask.dtype == np.bool_:
             visible = visible & mask
         else:
-            s = s + mask.astype(np.float64)
+            s = f32(s + mask.astype(np.float64))
     return np.where(visible, s, -np.inf)
 
 
@@ -128,6 +134,7 @@ def attention(
     bias: Optional[np.ndarray] = None,
     causal: Optional[CausalAlignment] = None,
     kv_heads: Optional[np.ndarray] = None,
+    f32_scores: bool = False,
 ) -> np.ndarray:
     """Float64 ``attn.attention``: returns out, [B..., Hq, Lq, Dv].
 
@@ -135,7 +142,7 @@ def attention(
     type of the program first (see :func:`round_to`).
     """
     s = scores(q, k, scale=scale, mask=mask, bias=bias, causal=causal,
-               kv_heads=kv_heads)
+               kv_heads=kv_heads, f32_scores=f32_scores)
     p = softmax_rows(s)
     v = np.asarray(v, dtype=np.float64)
     hq = q.shape[-3]

@@ -16,12 +16,13 @@
 //     S become, rounded and packed, the A operand of the P V product, which
 //     needs no data movement because the C and A fragment layouts agree;
 //   - online softmax in base 2: scale * log2(e) is applied once, in the
-//     exponent's fma (exp2(s * c - m)); each thread holds two rows (g and
+//     exponent's fma (exp2(s * c - m); with a bias or float mask, to the
+//     scores first); each thread holds two rows (g and
 //     g + 8), whose maxima are combined across the 4 threads of a quad with
 //     xor shuffles; the row sums stay per-thread partial sums until the end;
 //   - hidden scores are a finite -1e30 (never -inf, so no inf - inf NaN);
 //     a row whose maximum is still -1e30 at the end saw no visible key and
-//     writes 0;
+//     writes 0; a finite additive term, however low, hides nothing;
 //   - causal blocks stop after the last block with a visible key, and only
 //     the blocks that cross the diagonal or the end of the keys are masked.
 //
@@ -364,9 +365,18 @@ public:
     // scale_apply_exp2): maxima are taken on unscaled scores and scaled once
     // per row. A scale <= 0 reverses the order of the scores, and a tiny one
     // would put the unscaled hidden value past f32's range: those are
-    // applied to the scores up front.
+    // applied to the scores up front. So is any scale with additive terms
+    // (bias, float masks): they can take a whole row far down (-1e9
+    // padding), where the rounding of the row maximum's product, up to
+    // half its ulp (64 at -1e9), would stay in each exponent of the fma and
+    // overflow P or flush it to 0; scaled first, x - max is exact at the
+    // maximum and never positive.
     double c = cfg.scale / std::log(2.0);
-    if (c >= kMinDeferredScale) {
+    bool additive =
+        ops.bias ||
+        (ops.mask &&
+         !getElementTypeOrSelf(ops.mask.getType()).isSignlessInteger(1));
+    if (c >= kMinDeferredScale && !additive) {
       scoreScale = 1.0;
       exponentScale = c;
     } else {
@@ -411,17 +421,6 @@ private:
   double hiddenScore() const {
     return exponentScale == 1.0 ? kHiddenLogit
                                 : 2.0 * kHiddenLogit / exponentScale;
-  }
-  /// The score that scores with a finite additive term are kept at or
-  /// above: the lowest f32 bias (HF's finfo.min padding) hides nothing in
-  /// the op's semantics, but times log2(e) it would reach the hidden value.
-  /// Scaled, it lies in (kHiddenLogit / 2, kHiddenLogit / 4], above the
-  /// hidden value; a power of two, its product with the f32 exponentScale
-  /// is exact, so a row of such scores has the maximum it exponentiates
-  /// against and each of its keys weighs exp2(0) = 1.
-  double lowestVisibleScore() const {
-    double scale = static_cast<float>(exponentScale);
-    return -std::exp2(std::floor(std::log2(-kHiddenLogit / 2.0 / scale)));
   }
   Value exp2(Value x) { return t.exp2(x); }
   Value dim(Value memref, int64_t i) {
@@ -963,7 +962,8 @@ SmallVector<Value> FlashAttentionEmitter::combine(ArrayRef<Value> s,
   Value hidden = pf(hiddenScore());
   Value lowest, negInf;
   if (!biasValues.empty() || !maskValues.empty()) {
-    lowest = pf(lowestVisibleScore());
+    assert(exponentScale == 1.0 && "additive terms come with scaled scores");
+    lowest = pf(kLowestVisibleLogit);
     negInf = pf(-std::numeric_limits<double>::infinity());
   }
   SmallVector<Value> out;

@@ -18,6 +18,11 @@ namespace gpu_kernel {
 /// The value of a hidden score (a base-2 logit): finite, so that no
 /// (-inf) - (-inf) arises; a row whose maximum stays at it saw no key.
 constexpr double kHiddenLogit = -1.0e30;
+/// The base-2 logit that a score with a finite additive term is kept at or
+/// above (-2^98): the lowest f32 bias (HF's finfo.min padding) hides
+/// nothing in the op's semantics, but times log2(e) it would reach
+/// kHiddenLogit.
+constexpr double kLowestVisibleLogit = -0x1p98;
 
 /// The most splits of split-KV (a grid block per split and query block).
 constexpr int64_t kMaxSplitKV = 128;
