@@ -63,15 +63,17 @@ TOL = {"f16": (4e-3, 4e-3), "bf16": (3e-2, 3e-2), "f32": (4e-3, 4e-3)}
 
 
 def reference(q, k, v, scale, causal, mask, bias):
-    """float64 attention; hidden rows give 0."""
+    """float64 attention; hidden rows give 0. The scores are rounded to f32
+    after the product and after the bias, as the op's f32 arithmetic does
+    (next to -1e9 padding, f32 keeps only multiples of 64 of a score)."""
     q, k, v = (t.double() for t in (q, k, v))
     h, hkv = q.shape[1], k.shape[1]
     if hkv != h:
         k = k.repeat_interleave(h // hkv, dim=1)
         v = v.repeat_interleave(h // hkv, dim=1)
-    s = scale * q @ k.transpose(-1, -2)
+    s = (scale * q @ k.transpose(-1, -2)).float().double()
     if bias is not None:
-        s = s + bias.double()
+        s = (s + bias.double()).float().double()
     lq, lk = s.shape[-2:]
     visible = torch.ones(lq, lk, dtype=torch.bool, device=s.device)
     i = torch.arange(lq, device=s.device)[:, None]
@@ -183,15 +185,17 @@ def make_inputs(v, b, lq, lk, gen, ramp=False):
     if v["bias"]:
         bias = torch.randn(1, h, lq, lk, generator=gen)
         if not ramp:
-            # HF's finfo.min padding: the lowest f32 at 20% of the keys and
-            # at every key of some rows, whose output is then the mean of
-            # the visible values (a kernel that takes such scores for
-            # hidden writes 0). Not with ramp inputs: it would hide the
-            # dominant keys they place.
+            # Padding: HF's finfo.min at 20% of the keys and at every key
+            # of some rows, -1e9 at every key of others; such rows give the
+            # mean of the visible values (a kernel that takes the lowest
+            # float for hidden writes 0; one that scales in the exponent
+            # gives NaN next to -1e9). Not with ramp inputs: it would hide
+            # the dominant keys they place.
             lowest = torch.finfo(torch.float32).min
             bias[torch.rand(bias.shape, generator=gen) < 0.2] = lowest
-            rows = torch.randperm(lq, generator=gen)[:max(1, lq // 8)]
-            bias[..., rows, :] = lowest
+            rows = torch.randperm(lq, generator=gen)[:max(2, lq // 8)]
+            bias[..., rows[0::2], :] = lowest
+            bias[..., rows[1::2], :] = -1e9
     return q, k, vv, mask, bias
 
 
