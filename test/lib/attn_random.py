@@ -172,9 +172,9 @@ def random_problem(rng: np.random.Generator) -> dict:
         if (b and b["full"][-2] and b["dtype"] in LOWEST_BIAS_DTYPES
                 and own[3] < LOWEST_BIAS_SHARE):
             p["lowest_bias_rows"] = 1 + int(own[4] * min(3, p["lq"]))
-        # Half of them -1e9 padding, next to which f32 keeps multiples of
-        # 64 of a score: the reference rounds its scores to f32 as the op.
-        p["bias_fill"] = -1e9 if own[5] < 0.5 else None
+        # Half of them -1e9 padding (where allowed, see padding_fill_valid).
+        p["bias_fill"] = (-1e9 if own[5] < 0.5 and padding_fill_valid(
+            p, -1e9) else None)
         if problem_size(p) <= MAX_ELEMS and problem_valid(p):
             return p
 
@@ -336,6 +336,21 @@ def problem_candidates(p: dict) -> list[dict]:
     return [q for q in out if problem_valid(q)]
 
 
+def padding_fill_valid(p: dict, fill: float) -> bool:
+    """Whether a padding of ``fill`` (not the lowest float) suits the
+    problem. Next to -1e9, f32 keeps only multiples of 64 of a score in
+    base e, as the op (and the reference, whose scores are then rounded to
+    f32) computes, and multiples of 128 in base 2, as the kernels do.
+    -1e9 (and its bf16 rounding) times log2(e) lies 18-19 above a multiple
+    of 128, so both round every key of a padded row to the padding itself
+    only if its scaled score is within +-31 (base e). So: random inputs of
+    magnitude 1, whose scaled scores have a standard deviation of
+    scale * sqrt(Dqk), here at most 4 (31 is 7.75 of them)."""
+    scale = p["scale"] if p["scale"] is not None else 1 / np.sqrt(p["dqk"])
+    return (fill == -1e9 and p.get("inputs", "random") == "random"
+            and p["magnitude"] == 1.0 and abs(scale) * np.sqrt(p["dqk"]) <= 4)
+
+
 def problem_valid(p: dict) -> bool:
     n = p["fully_masked_rows"]
     if n:
@@ -347,6 +362,9 @@ def problem_valid(p: dict) -> bool:
         b = p["bias"]
         if not (b and b["full"][-2] and b["dtype"] in LOWEST_BIAS_DTYPES
                 and n <= p["lq"]):
+            return False
+        fill = p.get("bias_fill")
+        if fill is not None and not padding_fill_valid(p, fill):
             return False
     if p.get("inputs") == "ramp" and p["dqk"] < 2:
         return False
@@ -764,6 +782,9 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
         p["dv"] = p["dqk"] if rng.random() < 0.5 else int(rng.choice(dims))
         for key in ("fully_masked_rows", "lowest_bias_rows"):
             p[key] = min(p[key], p["lq"])
+        if p["bias_fill"] is not None and not padding_fill_valid(
+                p, p["bias_fill"]):
+            p["bias_fill"] = None
         if gpu_problem_valid(p):
             p["kernel"]["split_kv"] = random_split_kv(p)
             p["kernel"]["pack_gqa"] = random_pack_gqa(p)
