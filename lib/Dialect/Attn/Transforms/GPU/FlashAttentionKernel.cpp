@@ -354,6 +354,13 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   return cfg;
 }
 
+/// Whether the op adds a term to the scores: a bias, or a float mask.
+static bool hasAdditiveTerm(const FlashKernelOperands &ops) {
+  return ops.bias ||
+         (ops.mask &&
+          !getElementTypeOrSelf(ops.mask.getType()).isSignlessInteger(1));
+}
+
 namespace {
 class FlashAttentionEmitter {
 public:
@@ -372,11 +379,7 @@ public:
     // overflow P or flush it to 0; scaled first, x - max is exact at the
     // maximum and never positive.
     double c = cfg.scale / std::log(2.0);
-    bool additive =
-        ops.bias ||
-        (ops.mask &&
-         !getElementTypeOrSelf(ops.mask.getType()).isSignlessInteger(1));
-    if (c >= kMinDeferredScale && !additive) {
+    if (c >= kMinDeferredScale && !hasAdditiveTerm(ops)) {
       scoreScale = 1.0;
       exponentScale = c;
     } else {
@@ -961,7 +964,7 @@ SmallVector<Value> FlashAttentionEmitter::combine(ArrayRef<Value> s,
   Type i32 = b.getI32Type();
   Value hidden = pf(hiddenScore());
   Value lowest, negInf;
-  if (!biasValues.empty() || !maskValues.empty()) {
+  if (hasAdditiveTerm(ops)) {
     assert(exponentScale == 1.0 && "additive terms come with scaled scores");
     lowest = pf(kLowestVisibleLogit);
     negInf = pf(-std::numeric_limits<double>::infinity());
