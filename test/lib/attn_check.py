@@ -415,11 +415,11 @@ def make_problem(args: argparse.Namespace) -> Problem:
                              "full")
         if not 0 < n <= lq:
             raise UsageError(f"--lowest-bias-rows must be in [1, {lq}]")
-        lowest = (ref.lowest_finite(bias.dtype) if args.bias_fill is None
-                  else float(ref.round_to(np.array([args.bias_fill]),
-                                          bias.dtype)[0]))
-        bias.values[rng.random(bias.values.shape) < 0.2] = lowest
-        bias.values[..., rng.choice(lq, size=n, replace=False), :] = lowest
+        fill = (ref.lowest_finite(bias.dtype) if args.bias_fill is None
+                else float(ref.round_to(np.array([args.bias_fill]),
+                                        bias.dtype)[0]))
+        bias.values[rng.random(bias.values.shape) < 0.2] = fill
+        bias.values[..., rng.choice(lq, size=n, replace=False), :] = fill
 
     return Problem(q, k, v, mask, bias, scale, args.causal,
                    batch + [hq, lq, dv], dt, args.operand_padding,

@@ -168,9 +168,7 @@ def random_problem(rng: np.random.Generator) -> dict:
         # Bias rows at the lowest float, HF's finfo.min padding (attn_check
         # --lowest-bias-rows): visible keys that naive base-2 kernels hide.
         p["lowest_bias_rows"] = 0
-        b = p["bias"]
-        if (b and b["full"][-2] and b["dtype"] in LOWEST_BIAS_DTYPES
-                and own[3] < LOWEST_BIAS_SHARE):
+        if bias_padding_allowed(p) and own[3] < LOWEST_BIAS_SHARE:
             p["lowest_bias_rows"] = 1 + int(own[4] * min(3, p["lq"]))
         # Half of them -1e9 padding (where allowed, see padding_fill_valid).
         p["bias_fill"] = (-1e9 if own[5] < 0.5 and padding_fill_valid(
@@ -336,6 +334,13 @@ def problem_candidates(p: dict) -> list[dict]:
     return [q for q in out if problem_valid(q)]
 
 
+def bias_padding_allowed(p: dict) -> bool:
+    """Whether the problem's bias can take padding rows: it has a full Lq
+    dim and a dtype of LOWEST_BIAS_DTYPES."""
+    b = p["bias"]
+    return bool(b and b["full"][-2] and b["dtype"] in LOWEST_BIAS_DTYPES)
+
+
 def padding_fill_valid(p: dict, fill: float) -> bool:
     """Whether a padding of ``fill`` (not the lowest float) suits the
     problem. Next to -1e9, f32 keeps only multiples of 64 of a score in
@@ -359,9 +364,7 @@ def problem_valid(p: dict) -> bool:
             return False
     n = p.get("lowest_bias_rows", 0)
     if n:
-        b = p["bias"]
-        if not (b and b["full"][-2] and b["dtype"] in LOWEST_BIAS_DTYPES
-                and n <= p["lq"]):
+        if not (bias_padding_allowed(p) and n <= p["lq"]):
             return False
         fill = p.get("bias_fill")
         if fill is not None and not padding_fill_valid(p, fill):
@@ -838,7 +841,7 @@ def random_pack_gqa(p: dict) -> bool:
         if not (m and m["kind"] == "bool" and m["full"][heads + 1]):
             q["fully_masked_rows"] = 0
         q["fully_masked_rows"] = min(q["fully_masked_rows"], q["lq"])
-        if not (q["bias"] and q["bias"]["full"][heads + 1]):
+        if not bias_padding_allowed(q):
             q["lowest_bias_rows"] = 0
         q["lowest_bias_rows"] = min(q["lowest_bias_rows"], q["lq"])
         if gpu_problem_valid(q):
