@@ -214,10 +214,10 @@ def round_to(x: np.ndarray, dtype: str) -> np.ndarray:
             return x.astype(np.float32).astype(np.float64)
         if dtype == "f16":
             return x.astype(np.float16).astype(np.float64)
-    if dtype == "bf16":
-        return bf16_bits_to_float(bf16_bits(x)).astype(np.float64)
-    if dtype == "tf32":
-        return tf32_bits(x).view(np.float32).astype(np.float64)
+        if dtype == "bf16":
+            return bf16_bits_to_float(bf16_bits(x)).astype(np.float64)
+        if dtype == "tf32":
+            return tf32_bits(x).view(np.float32).astype(np.float64)
     raise ValueError(f"unsupported float dtype {dtype!r}")
 
 

@@ -177,6 +177,39 @@ def test_large_scores_are_stable():
     np.testing.assert_allclose(got, naive_attention(q, k, v, 1.0), rtol=1e-12)
 
 
+def test_f32_scores_round_like_the_op_next_to_a_large_term():
+    # Next to -1e9 an f32 score keeps only multiples of 64: the scores 10
+    # and 40 of a padded row both become -1e9 + {0, 64}, so the row's
+    # softmax differs from the float64 one's.
+    q = np.array([[[1.0]]])
+    k = np.array([[[10.0], [40.0]]])
+    bias = np.full((1, 1, 2), -1e9)
+    exact = ref.scores(q, k, scale=1.0, bias=bias)
+    rounded = ref.scores(q, k, scale=1.0, bias=bias, f32_scores=True)
+    np.testing.assert_array_equal(exact, [[[-1e9 + 10, -1e9 + 40]]])
+    assert np.array_equal(rounded, ref.round_to(exact, "f32"))
+    assert rounded[0, 0, 1] - rounded[0, 0, 0] in (0.0, 64.0)
+    # Rounded after each term: two lowest f32 terms add up to -inf (the key
+    # is hidden), while float64 keeps the sum finite.
+    low = ref.lowest_finite("f32")
+    s = ref.scores(q, k, scale=1.0, bias=np.full((1, 1, 2), low),
+                   mask=np.full((1, 1, 2), low), f32_scores=True)
+    assert np.all(np.isneginf(s))
+    assert np.all(np.isfinite(ref.scores(q, k, scale=1.0,
+                                         bias=np.full((1, 1, 2), low),
+                                         mask=np.full((1, 1, 2), low))))
+    v = np.array([[[1.0], [3.0]]])
+    assert ref.attention(q, k, v, scale=1.0, bias=np.full((1, 1, 2), low),
+                         mask=np.full((1, 1, 2), low),
+                         f32_scores=True)[0, 0, 0] == 0.0
+    # Small scores are rounded to f32 and nothing else.
+    q = np.array([[[0.1, 0.2]]])
+    k = np.array([[[0.3, 0.7], [1.1, -0.5]]])
+    np.testing.assert_array_equal(
+        ref.scores(q, k, scale=0.125, f32_scores=True),
+        ref.round_to(ref.scores(q, k, scale=0.125), "f32"))
+
+
 def test_gqa_head_map():
     assert list(ref.kv_head_index(8, 2)) == [0, 0, 0, 0, 1, 1, 1, 1]
     assert list(ref.kv_head_index(3, 1)) == [0, 0, 0]
@@ -248,6 +281,19 @@ def test_round_to_is_idempotent_and_exact():
     assert ref.round_to(np.array([1 + 2**-11]), "f16")[0] == 1.0
     assert ref.round_to(np.array([1 + 3 * 2**-11]), "f16")[0] == 1 + 2**-9
     assert ref.round_to(np.array([70000.0]), "f16")[0] == np.inf
+
+
+@pytest.mark.parametrize("dtype, bits", [
+    ("f32", 0xFF7FFFFF), ("f16", 0xFBFF), ("bf16", 0xFF7F)])
+def test_lowest_finite_is_the_most_negative_finite_value(dtype, bits):
+    lowest = ref.lowest_finite(dtype)
+    # Its encoding, and one rounding step further down is -inf.
+    assert ref.raw_bytes(np.array([lowest]), dtype) == \
+        bits.to_bytes(len(ref.raw_bytes(np.array([0.0]), dtype)), "little")
+    assert ref.round_to(np.array([lowest]), dtype)[0] == lowest
+    assert ref.round_to(np.array([lowest * (1 + 2.0**-6)]), dtype)[0] == -np.inf
+    with pytest.raises(ValueError):
+        ref.lowest_finite("i1")
 
 
 @pytest.mark.parametrize("f32_bits, tf32", [
