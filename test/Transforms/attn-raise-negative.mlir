@@ -345,3 +345,363 @@ func.func @tosa_softmax_over_one_query(%q: tensor<2x1x8xf32>, %k: tensor<2x3x8xf
   %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x1x3xf32>, tensor<2x3x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1x4xf32>
   return %o : tensor<2x1x4xf32>
 }
+
+// -----
+
+// Scores multiplied by 0: every key would get the same weight.
+func.func @times_zero(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %c = arith.constant dense<0.0> : tensor<8x16x32xf32>
+  %x = arith.mulf %s, %c : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores are multiplied by 0}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// Scores multiplied by +inf.
+func.func @times_inf(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %c = arith.constant dense<0x7F800000> : tensor<8x16x32xf32>
+  %x = arith.mulf %s, %c : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores are multiplied by inf}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// Scores divided by 0.
+func.func @divided_by_zero(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %c = arith.constant dense<0.0> : tensor<8x16x32xf32>
+  %x = arith.divf %s, %c : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores are divided by 0}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// Two scales whose product (1e-60) is 0 in f32, the type of the op's scale.
+func.func @scale_underflows_f32(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %c = arith.constant dense<1.0e-30> : tensor<8x16x32xf32>
+  %y = arith.mulf %s, %c : tensor<8x16x32xf32>
+  %x = arith.mulf %y, %c : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the total scale 1e-60 is not a finite non-zero f32}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// Two scales whose product (1e+60) overflows f32.
+func.func @scale_overflows_f32(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %c = arith.constant dense<1.0e+30> : tensor<8x16x32xf32>
+  %y = arith.mulf %s, %c : tensor<8x16x32xf32>
+  %x = arith.mulf %y, %c : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the total scale 1e+60 is not a finite non-zero f32}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// Squared scores.
+func.func @squared_scores(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = arith.mulf %s, %s : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores are multiplied by themselves}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// The reciprocal of the scores.
+func.func @reciprocal_scores(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %c = arith.constant dense<1.0> : tensor<8x16x32xf32>
+  %x = arith.divf %c, %s : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores are in a denominator}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// A constant minus the scores (refused, although the constant would cancel
+// in the softmax).
+func.func @subtracted_from_constant(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %c = arith.constant dense<1.0> : tensor<8x16x32xf32>
+  %x = arith.subf %c, %s : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores are subtracted from a value}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// Negating masked scores would turn the -inf fill into +inf.
+func.func @negated_after_mask(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %m: tensor<8x16x32xi1>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<8x16x32xf32>
+  %y = arith.select %m, %s, %ninf : tensor<8x16x32xi1>, tensor<8x16x32xf32>
+  %x = arith.negf %y : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores are negated after masking}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// A mask computed from the scores themselves (keep the positive ones).
+func.func @select_on_scores(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<8x16x32xf32>
+  %z = arith.constant dense<0.0> : tensor<8x16x32xf32>
+  %m = arith.cmpf ogt, %s, %z : tensor<8x16x32xf32>
+  %x = arith.select %m, %s, %ninf : tensor<8x16x32xi1>, tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: a select condition depends on the scores}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// A select between two functions of the scores.
+func.func @select_between_scores(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %m: tensor<8x16x32xi1>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %c = arith.constant dense<2.0> : tensor<8x16x32xf32>
+  %y = arith.mulf %s, %c : tensor<8x16x32xf32>
+  %x = arith.select %m, %s, %y : tensor<8x16x32xi1>, tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: both sides of a select depend on the scores}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// A softmax of probabilities.
+func.func @softmax_of_softmax(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = linalg.softmax dimension(2) ins(%s : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the scores pass through a softmax before the softmax}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// The row sum starts from 1, not 0.
+func.func @row_sum_starts_at_one(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %one = arith.constant 1.0 : f32
+  %e = math.exp %s : tensor<8x16x32xf32>
+  %er = tensor.empty() : tensor<8x16xf32>
+  %fsum = linalg.fill ins(%one : f32) outs(%er : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %sum = linalg.reduce ins(%e : tensor<8x16x32xf32>) outs(%fsum : tensor<8x16xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %sumb = linalg.broadcast ins(%sum : tensor<8x16xf32>) outs(%es : tensor<8x16x32xf32>) dimensions = [2]
+  %p = arith.divf %e, %sumb : tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the row sum does not start from 0}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// The row maximum starts from 0: for a row of negative scores it is not
+// their maximum.
+func.func @row_max_starts_at_zero(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %d0 = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<8x16xf32>
+  %fmax = linalg.fill ins(%d0 : f32) outs(%er : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %max = linalg.reduce ins(%s : tensor<8x16x32xf32>) outs(%fmax : tensor<8x16xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %r = arith.maximumf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %maxb = linalg.broadcast ins(%max : tensor<8x16xf32>) outs(%es : tensor<8x16x32xf32>) dimensions = [2]
+  %d = arith.subf %s, %maxb : tensor<8x16x32xf32>
+  %e = math.exp %d : tensor<8x16x32xf32>
+  %er2 = tensor.empty() : tensor<8x16xf32>
+  %fz = linalg.fill ins(%zero : f32) outs(%er2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %sum = linalg.reduce ins(%e : tensor<8x16x32xf32>) outs(%fz : tensor<8x16xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %sumb = linalg.broadcast ins(%sum : tensor<8x16xf32>) outs(%es : tensor<8x16x32xf32>) dimensions = [2]
+  %p = arith.divf %e, %sumb : tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the row maximum does not start from -inf or the lowest finite value}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// Exponentials divided by their row maximum instead of their row sum.
+func.func @divided_by_row_max(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = math.exp %s : tensor<8x16x32xf32>
+  %er = tensor.empty() : tensor<8x16xf32>
+  %fmax = linalg.fill ins(%ninf : f32) outs(%er : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %max = linalg.reduce ins(%e : tensor<8x16x32xf32>) outs(%fmax : tensor<8x16xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %r = arith.maximumf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %maxb = linalg.broadcast ins(%max : tensor<8x16xf32>) outs(%es : tensor<8x16x32xf32>) dimensions = [2]
+  %p = arith.divf %e, %maxb : tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: the second matmul's operand is not a softmax along the key dim}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// A bias in f64, added to the scores widened to f64.
+func.func @f64_bias(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>, %b: tensor<8x16x32xf64>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s64 = arith.extf %s : tensor<8x16x32xf32> to tensor<8x16x32xf64>
+  %y = arith.addf %s64, %b : tensor<8x16x32xf64>
+  %x = arith.truncf %y : tensor<8x16x32xf64> to tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: an additive term has unsupported type}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}

@@ -1012,3 +1012,26 @@ func.func @matmul_map_and_contract(%q: tensor<16x64xf32>, %k: tensor<32x64xf32>,
          ins(%p, %v : tensor<16x32xf32>, tensor<32x64xf32>) outs(%fo : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %o : tensor<16x64xf32>
 }
+
+// -----
+
+// Negated scores (arith.negf): a negative scale, applied once.
+// CHECK-LABEL: func @negated_scores
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : tensor<8x16x64xf32>, tensor<8x32x64xf32>, tensor<8x32x64xf32>) outs(%{{.*}} : tensor<8x16x64xf32>) scale = -1.250000e-01 ->
+// CHECK-NOT: arith.negf
+func.func @negated_scores(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %c = arith.constant dense<8.0> : tensor<8x16x32xf32>
+  %y = arith.divf %s, %c : tensor<8x16x32xf32>
+  %x = arith.negf %y : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}

@@ -416,6 +416,23 @@ def k_bool_select():
                            padding().reshape(B, 1, 1, LK))])
 
 
+def k_negated_scores_then_mask():
+    """Negated scores (a negative scale), then a boolean padding mask: the
+    mask fill must stay -inf, not be negated with the scale."""
+    steps = elementwise("x", [("s", ty(S4), None),
+                              ("mask", ty((B, 1, 1, LK), "i1"),
+                               amap(4, ["a", "0", "0", "d"]))], S4,
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        "    %n = arith.negf %a : f32\n"
+                        "    %r = arith.select %in1, %n, %ninf : f32\n"
+                        "    linalg.yield %r : f32\n")
+    return masked_kernel("negated_scores_then_mask", steps,
+                         [("mask", ty((B, 1, 1, LK), "i1"),
+                           padding().reshape(B, 1, 1, LK))])
+
+
 def k_masked_fill_eq0():
     steps = elementwise("x", [("s", ty(S4), None),
                               ("mask", ty((B, LK), "i32"), amap(4, ["a", "d"]))],
@@ -966,7 +983,7 @@ FAMILIES = {
               [k_additive_f16_bias, k_bool_select, k_masked_fill_eq0,
                k_one_minus_mask, k_causal_iota_bottom_right,
                k_causal_offset_diagonal, k_causal_constant_top_left,
-               k_gpt2_style],
+               k_gpt2_style, k_negated_scores_then_mask],
               "--rtol 1e-4 --atol 1e-5"),
     "layouts": ("with q/k/v layouts, folded heads and GQA/MQA broadcasts",
                 [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa,

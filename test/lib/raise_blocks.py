@@ -2,6 +2,8 @@
 """Scaling check for --attn-raise.
 
     raise_blocks.py generate N            # a module with N attention blocks
+    raise_blocks.py bias-chain N          # one attention whose scores get
+                                          # a bias added N times
     raise_blocks.py check-time FILE LIMIT # --mlir-timing output: AttnRaise
                                           # must take less than LIMIT seconds
 
@@ -98,6 +100,30 @@ def generate(n):
     print("\n".join(out))
 
 
+def bias_chain(n):
+    """Batched attention whose scores get one runtime bias added n times,
+    one arith.addf on tensors each: about n values for --attn-raise to
+    analyze."""
+    qt, kt, vt = "tensor<8x16x64xf32>", "tensor<8x32x64xf32>", "tensor<8x32x64xf32>"
+    st = "tensor<8x16x32xf32>"
+    out = [f"func.func @bias_chain(%q: {qt}, %k: {kt}, %v: {vt}, %b: {st}) -> {qt} {{",
+           "  %zero = arith.constant 0.0 : f32",
+           "  %ekt = tensor.empty() : tensor<8x64x32xf32>",
+           f"  %kt = linalg.transpose ins(%k : {kt}) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]",
+           f"  %es = tensor.empty() : {st}",
+           f"  %fs = linalg.fill ins(%zero : f32) outs(%es : {st}) -> {st}",
+           f"  %x0 = linalg.batch_matmul ins(%q, %kt : {qt}, tensor<8x64x32xf32>) outs(%fs : {st}) -> {st}"]
+    for i in range(1, n + 1):
+        out.append(f"  %x{i} = arith.addf %x{i - 1}, %b : {st}")
+    out += [f"  %p = linalg.softmax dimension(2) ins(%x{n} : {st}) outs(%es : {st}) -> {st}",
+            f"  %eo = tensor.empty() : {qt}",
+            f"  %fo = linalg.fill ins(%zero : f32) outs(%eo : {qt}) -> {qt}",
+            f"  %o = linalg.batch_matmul ins(%p, %v : {st}, {vt}) outs(%fo : {qt}) -> {qt}",
+            f"  return %o : {qt}",
+            "}"]
+    print("\n".join(out))
+
+
 def check_time(path, limit):
     text = open(path).read()
     m = re.search(r"^\s*([0-9.]+)\s+\(\s*[0-9.]+%\)\s+AttnRaise\s*$", text,
@@ -113,5 +139,7 @@ def check_time(path, limit):
 if __name__ == "__main__":
     if sys.argv[1] == "generate":
         generate(int(sys.argv[2]))
+    elif sys.argv[1] == "bias-chain":
+        bias_chain(int(sys.argv[2]))
     else:
         sys.exit(check_time(sys.argv[2], float(sys.argv[3])))
