@@ -167,6 +167,13 @@ def build_arg_parser() -> argparse.ArgumentParser:
                       help="softmax scale (default: 1/sqrt(dqk))")
     prob.add_argument("--causal", choices=("top_left", "bottom_right"),
                       help="causal alignment (default: not causal)")
+    prob.add_argument("--causal-offset", type=int, metavar="C",
+                      help="the op's causal_offset (an index argument of "
+                      "the function that holds the op): moves the diagonal, "
+                      "or with --causal-period the rows")
+    prob.add_argument("--causal-period", type=int, metavar="P",
+                      help="the op's causal_period: row i is query "
+                      "(i + C) mod P")
     prob.add_argument("--mask", type=parse_mask, metavar="KIND:SHAPE[:DTYPE]",
                       help="bool:SHAPE (~80%% true) or float:SHAPE[:dtype] "
                            "(additive, some -inf); SHAPE broadcasts to "
@@ -287,6 +294,9 @@ class Problem:
     causal: Optional[str]
     out_shape: list[int]
     dtype: str
+    # The op's causal_offset and causal_period (None: absent).
+    causal_offset: Optional[int] = None
+    causal_period: Optional[int] = None
     # Extra elements around each row of the mask and bias (see
     # --operand-padding).
     padding: tuple[int, int] = (0, 0)
@@ -421,9 +431,20 @@ def make_problem(args: argparse.Namespace) -> Problem:
         bias.values[rng.random(bias.values.shape) < 0.2] = fill
         bias.values[..., rng.choice(lq, size=n, replace=False), :] = fill
 
+    offset, period = args.causal_offset, args.causal_period
+    if (offset is not None or period is not None) and not args.causal:
+        raise UsageError("--causal-offset and --causal-period need --causal")
+    if offset is not None and offset < 0:
+        raise UsageError("--causal-offset must not be negative")
+    if period is not None and period <= 0:
+        raise UsageError("--causal-period must be positive")
+    if offset and period is None and args.causal != "top_left":
+        raise UsageError("--causal-offset without --causal-period needs "
+                         "--causal top_left")
     return Problem(q, k, v, mask, bias, scale, args.causal,
-                   batch + [hq, lq, dv], dt, args.operand_padding,
-                   args.dynamic_lq, args.dynamic_lk, args.on_memrefs)
+                   batch + [hq, lq, dv], dt, offset, period,
+                   args.operand_padding, args.dynamic_lq, args.dynamic_lk,
+                   args.on_memrefs)
 
 
 # ---------------------------------------------------------------------------
@@ -478,11 +499,26 @@ def emit_program(pb: Problem) -> str:
         op += f" outs({init} : {res_ty}) scale = {format_scale(pb.scale)}"
         if pb.causal:
             op += f" causal = {pb.causal}"
+        for name, _ in causal_indices:
+            op += f" {name}(%{name})"
         return op if on_memrefs else op + f" -> {res_ty}"
+
+    # causal_period and causal_offset: constants in @main, arguments of
+    # @attention where the op is there (so not known to its lowering).
+    causal_indices = [(n, v) for n, v in (("causal_period", pb.causal_period),
+                                         ("causal_offset", pb.causal_offset))
+                      if v is not None]
+    lines += [f"  %{n} = arith.constant {v} : index"
+              for n, v in causal_indices]
+    index_params = "".join(f", %{n}: index" for n, _ in causal_indices)
+    index_args = "".join(f", %{n}" for n, _ in causal_indices)
+    index_types = ", index" * len(causal_indices)
 
     callee = []
     if pb.on_memrefs:
-        lines_main, callee = memref_callee(pb, optional, attention)
+        lines_main, callee = memref_callee(pb, optional, attention,
+                                           index_params, index_args,
+                                           index_types)
         lines += lines_main
     elif not (pb.dynamic_lq or pb.dynamic_lk):
         lines += [f"  %init = tensor.empty() : {out_ty}",
@@ -521,8 +557,8 @@ def emit_program(pb: Problem) -> str:
         types = {name: dyn_ty for name, _, dyn_ty in params}
         result_name = "%r_dyn" if res_ty != out_ty else "%r"
         lines.append(f"  {result_name} = call @attention("
-                     f"{', '.join(call_args)}) : "
-                     f"({', '.join(types.values())}) -> {res_ty}")
+                     f"{', '.join(call_args)}{index_args}) : "
+                     f"({', '.join(types.values())}{index_types}) -> {res_ty}")
         if res_ty != out_ty:
             lines.append(f"  %r = tensor.cast %r_dyn : {res_ty} to {out_ty}")
         init = [f"  %init = tensor.empty() : {res_ty}"]
@@ -533,7 +569,7 @@ def emit_program(pb: Problem) -> str:
         callee = [
             "func.func @attention("
             + ", ".join(f"%{n}: {t}" for n, t in types.items())
-            + f") -> {res_ty} {{", *init,
+            + f"{index_params}) -> {res_ty} {{", *init,
             attention(types, res_ty),
             f"  return %r : {res_ty}",
             "}"]
@@ -572,7 +608,9 @@ def dynamic_dims(shape, dims, broadcastable: bool = False) -> list:
             for i, d in enumerate(shape)]
 
 
-def memref_callee(pb: Problem, optional: list, attention) -> tuple:
+def memref_callee(pb: Problem, optional: list, attention,
+                  index_params: str = "", index_args: str = "",
+                  index_types: str = "") -> tuple:
     """--on-memrefs: @main's lines that pass its tensors as memrefs to
     @attention (defining %r, the result as a tensor), and the lines of
     @attention, whose op is on memrefs of dynamic strides and offset (Lq
@@ -613,13 +651,13 @@ def memref_callee(pb: Problem, optional: list, attention) -> tuple:
     tensor_ty = ref.tensor_type(pb.out_shape, pb.dtype)
     lines += [f"  %out = memref.alloc() : {out_static}",
               f"  %out_arg = memref.cast %out : {out_static} to {out_ty}",
-              f"  call @attention({', '.join(args)}, %out_arg) : "
-              f"({', '.join(types.values())}, {out_ty}) -> ()",
+              f"  call @attention({', '.join(args)}, %out_arg{index_args}) : "
+              f"({', '.join(types.values())}, {out_ty}{index_types}) -> ()",
               f"  %r = bufferization.to_tensor %out restrict : {out_static} "
               f"to {tensor_ty}"]
     callee = ["func.func @attention("
               + ", ".join(f"%{n}: {t}" for n, t in types.items())
-              + f", %out: {out_ty}) {{",
+              + f", %out: {out_ty}{index_params}) {{",
               attention(types, out_ty, init="%out", on_memrefs=True),
               "  return", "}"]
     return lines, callee
@@ -746,6 +784,10 @@ def describe(pb: Problem) -> str:
         parts.append(f"bias={shp(pb.bias)}:{pb.bias.dtype}")
     if pb.causal:
         parts.append(f"causal={pb.causal}")
+    if pb.causal_period is not None:
+        parts.append(f"causal_period={pb.causal_period}")
+    if pb.causal_offset is not None:
+        parts.append(f"causal_offset={pb.causal_offset}")
     parts.append(f"scale={pb.scale:.6g}")
     return " ".join(parts)
 
@@ -771,6 +813,9 @@ def reference_for(pb: Problem, args: argparse.Namespace
               bias=pb.bias.values if pb.bias is not None else None,
               causal=causal, kv_heads=kv_heads,
               f32_scores=args.reference_scores == "f32")
+    if causal:
+        kw.update(causal_offset=pb.causal_offset or 0,
+                  causal_period=pb.causal_period)
     q, k, v = pb.q.values, pb.k.values, pb.v.values
     if args.reference_operands == "tf32":
         q, k, v = (ref.round_to(x, "tf32") for x in (q, k, v))

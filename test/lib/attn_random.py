@@ -173,8 +173,30 @@ def random_problem(rng: np.random.Generator) -> dict:
         # Half of them -1e9 padding (where allowed, see padding_fill_valid).
         p["bias_fill"] = (-1e9 if own[5] < 0.5 and padding_fill_valid(
             p, -1e9) else None)
+        draw_causal_shift(p)
         if problem_size(p) <= MAX_ELEMS and problem_valid(p):
             return p
+
+
+#: The share of causal problems with a causal_offset or causal_period.
+CAUSAL_SHIFT_SHARE = 0.3
+
+
+def draw_causal_shift(p: dict) -> None:
+    """The op's causal_period and causal_offset (attn_check --causal-period,
+    --causal-offset) for CAUSAL_SHIFT_SHARE of the causal problems, from the
+    problem's own seed (see random_problem) and its lengths as they are: a
+    period of up to Lq queries with an offset of up to two periods, or
+    (top_left only) an offset that moves the diagonal by up to Lk keys."""
+    p["causal_period"] = p["causal_offset"] = None
+    own = np.random.default_rng(p["seed"]).random(10)[6:]
+    if not p["causal"] or own[0] >= CAUSAL_SHIFT_SHARE:
+        return
+    if own[1] < 0.5 or p["causal"] != "top_left":
+        p["causal_period"] = 1 + int(own[2] * p["lq"])
+        p["causal_offset"] = int(own[3] * 2 * p["causal_period"])
+    else:
+        p["causal_offset"] = int(own[3] * (p["lk"] + 1))
 
 
 #: The share of problems with Lq (and, independently, Lk) dynamic.
@@ -242,6 +264,10 @@ def problem_args(p: dict) -> list[str]:
                  f"{shape_text(bcast_shape(p, b['full']))}:{b['dtype']}"]
     if p["causal"]:
         args += ["--causal", p["causal"]]
+    if p.get("causal_period") is not None:
+        args += ["--causal-period", str(p["causal_period"])]
+    if p.get("causal_offset") is not None:
+        args += ["--causal-offset", str(p["causal_offset"])]
     if p["fully_masked_rows"]:
         args += ["--fully-masked-rows", str(p["fully_masked_rows"])]
     if p.get("lowest_bias_rows"):
@@ -294,7 +320,10 @@ def problem_candidates(p: dict) -> list[dict]:
 
     variant(bias=None, lowest_bias_rows=0)
     variant(mask=None, fully_masked_rows=0)
-    variant(causal=None)
+    variant(causal=None, causal_period=None, causal_offset=None)
+    variant(causal_period=None, causal_offset=None)
+    if p.get("causal_period") is not None:
+        variant(causal_offset=None)
     variant(fully_masked_rows=0)
     variant(lowest_bias_rows=0)
     variant(bias_fill=None)
@@ -357,6 +386,11 @@ def padding_fill_valid(p: dict, fill: float) -> bool:
 
 
 def problem_valid(p: dict) -> bool:
+    period, offset = p.get("causal_period"), p.get("causal_offset")
+    if (period is not None or offset is not None) and not p["causal"]:
+        return False
+    if offset and period is None and p["causal"] != "top_left":
+        return False
     n = p["fully_masked_rows"]
     if n:
         m = p["mask"]
@@ -788,9 +822,14 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
         if p["bias_fill"] is not None and not padding_fill_valid(
                 p, p["bias_fill"]):
             p["bias_fill"] = None
+        draw_causal_shift(p)
         if gpu_problem_valid(p):
             p["kernel"]["split_kv"] = random_split_kv(p)
             p["kernel"]["pack_gqa"] = random_pack_gqa(p)
+            if p["kernel"]["pack_gqa"]:
+                # --attn-pack-gqa leaves an op with a causal offset or
+                # period alone.
+                p["causal_period"] = p["causal_offset"] = None
             return p
 
 
@@ -800,7 +839,8 @@ def problem_key(p: dict) -> str:
     keeps each seed's draws."""
     stable = {k: v for k, v in p.items()
               if k not in ("dynamic_lq", "dynamic_lk", "on_memrefs",
-                           "lowest_bias_rows", "bias_fill")}
+                           "lowest_bias_rows", "bias_fill", "causal_period",
+                           "causal_offset")}
     return json.dumps(stable, sort_keys=True, default=str)
 
 

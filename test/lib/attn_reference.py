@@ -17,7 +17,8 @@ Semantics (see ``AttnOps.td``), for every batch/head index and query row i::
     out[i] = p . v        a row with no visible key (all -inf) yields 0
 
 Causal alignments: ``top_left`` shows key j to query i iff ``j <= i``;
-``bottom_right`` iff ``j <= i + Lk - Lq``.
+``bottom_right`` iff ``j <= i + Lk - Lq``. The op's ``causal_offset`` c
+and ``causal_period`` P: see :func:`causal_visible`.
 
 The helpers at the bottom round arrays to f16 / bf16 exactly and encode
 arrays as the hex payload of an MLIR ``dense<"0x...">`` literal.  The hex
@@ -50,17 +51,35 @@ FLOAT_DTYPES = ("f32", "f16", "bf16")
 # ---------------------------------------------------------------------------
 
 
-def causal_visible(lq: int, lk: int, causal: Optional[CausalAlignment]) -> np.ndarray:
-    """Returns the [Lq, Lk] boolean matrix of keys the causal rule leaves visible."""
+def causal_visible(lq: int, lk: int, causal: Optional[CausalAlignment],
+                   offset: int = 0, period: Optional[int] = None
+                   ) -> np.ndarray:
+    """Returns the [Lq, Lk] boolean matrix of keys the causal rule leaves
+    visible.
+
+    ``offset`` and ``period`` are the op's ``causal_offset`` and
+    ``causal_period``: without a period, the offset moves the diagonal (key
+    j is visible to row i iff j <= i + offset, top_left only); with period
+    P, row i is query (i + offset) mod P and the alignment places the
+    diagonal for P queries.
+    """
     i = np.arange(lq)[:, None]
     j = np.arange(lk)[None, :]
     if causal is None:
+        if offset or period is not None:
+            raise ValueError("a causal offset or period needs causal")
         return np.ones((lq, lk), dtype=bool)
-    if causal == "top_left":
-        return j <= i
-    if causal == "bottom_right":
-        return j <= i + (lk - lq)
-    raise ValueError(f"unknown causal alignment {causal!r}")
+    if causal not in ("top_left", "bottom_right"):
+        raise ValueError(f"unknown causal alignment {causal!r}")
+    if offset < 0 or (period is not None and period <= 0):
+        raise ValueError(f"bad causal offset {offset} or period {period}")
+    if period is None and offset and causal != "top_left":
+        raise ValueError("a causal offset without a period needs top_left")
+    queries = lq if period is None else period
+    diagonal = 0 if causal == "top_left" else lk - queries
+    if period is None:
+        return j <= i + offset + diagonal
+    return j <= (i + offset) % period + diagonal
 
 
 def kv_head_index(hq: int, hkv: int) -> np.ndarray:
@@ -80,6 +99,8 @@ def scores(
     causal: Optional[CausalAlignment] = None,
     kv_heads: Optional[np.ndarray] = None,
     f32_scores: bool = False,
+    causal_offset: int = 0,
+    causal_period: Optional[int] = None,
 ) -> np.ndarray:
     """Returns the masked float64 score tensor s, [B..., Hq, Lq, Lk].
 
@@ -105,7 +126,8 @@ def scores(
     s = f32(scale * np.einsum("...id,...jd->...ij", q, k_per_q))
     if bias is not None:
         s = f32(s + np.asarray(bias, dtype=np.float64))
-    visible = np.broadcast_to(causal_visible(lq, lk, causal), s.shape)
+    visible = np.broadcast_to(
+        causal_visible(lq, lk, causal, causal_offset, causal_period), s.shape)
     if mask is not None:
         mask = np.asarray(mask)
         if mask.dtype == np.bool_:
@@ -135,6 +157,8 @@ def attention(
     causal: Optional[CausalAlignment] = None,
     kv_heads: Optional[np.ndarray] = None,
     f32_scores: bool = False,
+    causal_offset: int = 0,
+    causal_period: Optional[int] = None,
 ) -> np.ndarray:
     """Float64 ``attn.attention``: returns out, [B..., Hq, Lq, Dv].
 
@@ -142,7 +166,8 @@ def attention(
     type of the program first (see :func:`round_to`).
     """
     s = scores(q, k, scale=scale, mask=mask, bias=bias, causal=causal,
-               kv_heads=kv_heads, f32_scores=f32_scores)
+               kv_heads=kv_heads, f32_scores=f32_scores,
+               causal_offset=causal_offset, causal_period=causal_period)
     p = softmax_rows(s)
     v = np.asarray(v, dtype=np.float64)
     hq = q.shape[-3]

@@ -167,6 +167,29 @@ def test_causal_alignments_coincide_when_square():
                           np.array([[1, 0, 0, 0], [1, 1, 0, 0]], dtype=bool))
 
 
+def test_causal_offset_and_period():
+    # Without a period the offset moves the diagonal (top_left only).
+    assert np.array_equal(ref.causal_visible(2, 5, "top_left", offset=2),
+                          np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 0]], bool))
+    # A tile of rows starting at row i0 is the problem with offset i0.
+    full = ref.causal_visible(9, 12, "top_left")
+    assert np.array_equal(ref.causal_visible(4, 12, "top_left", offset=5),
+                          full[5:9])
+    # With period P, row i is query (i + offset) mod P: packed query heads.
+    for causal in ("top_left", "bottom_right"):
+        one = ref.causal_visible(3, 6, causal)
+        packed = ref.causal_visible(9, 6, causal, period=3)
+        assert np.array_equal(packed, np.tile(one, (3, 1)))
+        shifted = ref.causal_visible(5, 6, causal, offset=4, period=3)
+        assert np.array_equal(shifted, packed[4:9])
+    for bad in (dict(causal=None, offset=1), dict(causal=None, period=2),
+                dict(causal="bottom_right", offset=1),
+                dict(causal="top_left", offset=-1),
+                dict(causal="top_left", period=0)):
+        with pytest.raises(ValueError):
+            ref.causal_visible(3, 4, **bad)
+
+
 def test_large_scores_are_stable():
     rng = np.random.default_rng(3)
     q = rng.standard_normal((1, 2, 64)) * 300
