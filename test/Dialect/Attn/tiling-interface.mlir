@@ -128,3 +128,83 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Fusion into a tiled consumer (generateResultTileValue): a tile of the
+// result's rows is computed by the op on those query rows and whole K and
+// V (the kv head of query head h is h / 2), with the diagonal moved by the
+// tile's first row.
+
+// CHECK-DAG: #[[$KVH:.*]] = affine_map<(d0) -> (d0 floordiv 2)>
+// CHECK-DAG: #[[$DIAG:.*]] = affine_map<(d0) -> (d0 - 16)>
+// CHECK-LABEL: func @fuse_into_consumer
+// CHECK-SAME: (%[[Q:[a-z0-9]+]]: tensor<4x64x32xf16>, %[[K:[a-z0-9]+]]: tensor<2x48x32xf16>, %[[V:[a-z0-9]+]]: tensor<2x48x16xf16>, %[[O:[a-z0-9]+]]: tensor<4x64x16xf16>)
+// CHECK: scf.for %[[H:.*]] = %c0 to %c4 step %c1
+// CHECK: scf.for %[[I:.*]] = %c0 to %c64 step %c16
+// CHECK-DAG: %[[G:.*]] = affine.apply #[[$KVH]](%[[H]])
+// CHECK-DAG: %[[QS:.*]] = tensor.extract_slice %[[Q]][%[[H]], %[[I]], 0] [1, 16, 32] [1, 1, 1]
+// CHECK-DAG: %[[KS:.*]] = tensor.extract_slice %[[K]][%[[G]], 0, 0] [1, 48, 32] [1, 1, 1]
+// CHECK-DAG: %[[VS:.*]] = tensor.extract_slice %[[V]][%[[G]], 0, 0] [1, 48, 16] [1, 1, 1]
+// CHECK-DAG: %[[OS:.*]] = tensor.extract_slice %[[O]][%[[H]], %[[I]], 0] [1, 16, 16] [1, 1, 1]
+// CHECK-DAG: %[[OFF:.*]] = affine.apply #[[$DIAG]](%[[I]])
+// CHECK: %[[T:.*]] = attn.attention ins(%[[QS]], %[[KS]], %[[VS]] : tensor<1x16x32xf16>, tensor<1x48x32xf16>, tensor<1x48x16xf16>) outs(%[[OS]] : tensor<1x16x16xf16>) scale = 1.250000e-01 causal = top_left causal_offset(%[[OFF]])
+// CHECK: linalg.generic {{.*}} ins(%[[T]] : tensor<1x16x16xf16>)
+func.func @fuse_into_consumer(%q: tensor<4x64x32xf16>, %k: tensor<2x48x32xf16>, %v: tensor<2x48x16xf16>,
+                              %o: tensor<4x64x16xf16>) -> tensor<4x64x16xf32> {
+  %0 = attn.attention ins(%q, %k, %v : tensor<4x64x32xf16>, tensor<2x48x32xf16>, tensor<2x48x16xf16>)
+         outs(%o : tensor<4x64x16xf16>) scale = 0.125 causal = bottom_right
+         -> tensor<4x64x16xf16>
+  %e = tensor.empty() : tensor<4x64x16xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(h, i, d) -> (h, i, d)>, affine_map<(h, i, d) -> (h, i, d)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+         ins(%0 : tensor<4x64x16xf16>) outs(%e : tensor<4x64x16xf32>) {
+  ^bb0(%x: f16, %y: f32):
+    %w = arith.extf %x : f16 to f32
+    linalg.yield %w : f32
+  } -> tensor<4x64x16xf32>
+  return %1 : tensor<4x64x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %0 = transform.structured.match ops{["linalg.generic"]} in %arg0 : (!transform.any_op) -> !transform.any_op
+    %1, %loops:2 = transform.structured.fuse %0 tile_sizes [1, 16, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// A result tile with part of Dv is not a tile of the op's domain (Dv is
+// not one of its dims): the op stays whole, before the consumer's loops.
+
+// CHECK-LABEL: func @no_fusion_for_part_of_dv
+// CHECK: attn.attention {{.*}} -> tensor<4x64x16xf16>
+// CHECK: scf.for
+// CHECK-NOT: attn.attention
+func.func @no_fusion_for_part_of_dv(%q: tensor<4x64x32xf16>, %k: tensor<2x48x32xf16>, %v: tensor<2x48x16xf16>,
+                                    %o: tensor<4x64x16xf16>) -> tensor<4x64x16xf32> {
+  %0 = attn.attention ins(%q, %k, %v : tensor<4x64x32xf16>, tensor<2x48x32xf16>, tensor<2x48x16xf16>)
+         outs(%o : tensor<4x64x16xf16>) scale = 0.125 causal = bottom_right
+         -> tensor<4x64x16xf16>
+  %e = tensor.empty() : tensor<4x64x16xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(h, i, d) -> (h, i, d)>, affine_map<(h, i, d) -> (h, i, d)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+         ins(%0 : tensor<4x64x16xf16>) outs(%e : tensor<4x64x16xf32>) {
+  ^bb0(%x: f16, %y: f32):
+    %w = arith.extf %x : f16 to f32
+    linalg.yield %w : f32
+  } -> tensor<4x64x16xf32>
+  return %1 : tensor<4x64x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %0 = transform.structured.match ops{["linalg.generic"]} in %arg0 : (!transform.any_op) -> !transform.any_op
+    %1, %loops:3 = transform.structured.fuse %0 tile_sizes [1, 16, 8]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

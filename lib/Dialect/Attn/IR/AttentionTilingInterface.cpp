@@ -61,11 +61,16 @@ getKVHeadTile(OpBuilder &b, Location loc, AttentionOp op, OpFoldResult offset,
   if (!ShapedType::isDynamic(hq) && hq == hkv)
     return std::make_pair(offset, size);
   int64_t g = op.getHeadGroupSize();
+  if (ShapedType::isDynamic(g))
+    return op.emitOpError("cannot tile query heads of grouped-query "
+                          "attention whose head group size is not static");
+  // A tile size that does not divide Hq leaves a last tile of run-time size.
   std::optional<int64_t> s = getConstantIntValue(size);
-  if (ShapedType::isDynamic(g) || !s)
-    return op.emitOpError(
-        "cannot tile query heads of grouped-query attention unless the group "
-        "size and the head tile size are static");
+  if (!s)
+    return op.emitOpError("cannot tile query heads of grouped-query attention "
+                          "into tiles of run-time size (a head tile size that "
+                          "does not divide the number of query heads, ")
+           << hq << ", leaves a partial last tile)";
   AffineExpr d0;
   bindDims(b.getContext(), d0);
   OpFoldResult kvOffset =
