@@ -1035,3 +1035,37 @@ func.func @negated_scores(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: 
   %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
   return %o : tensor<8x16x64xf32>
 }
+
+// -----
+
+// A causal buffer of ones and zeros turned into a penalty, (1 - tril) *
+// -10000 (BERT-era extended attention masks): evaluated point by point, a
+// top-left causal mask, with no bias left.
+// CHECK-LABEL: func @hf_causal_buffer
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%{{.*}} : tensor<2x8x16xf32>) scale = 2.500000e-01 causal = top_left ->
+// CHECK-NOT: linalg.generic
+func.func @hf_causal_buffer(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<2x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x16xf32>) outs(%ekt : tensor<2x16x8xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<2x8x8xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %tri = arith.constant dense<[[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]]> : tensor<8x8xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %tri : tensor<2x8x8xf32>, tensor<8x8xf32>) outs(%es : tensor<2x8x8xf32>) {
+  ^bb0(%a: f32, %t: f32, %o: f32):
+    %c = arith.constant 0.25 : f32
+    %one = arith.constant 1.0 : f32
+    %big = arith.constant -10000.0 : f32
+    %sc = arith.mulf %a, %c : f32
+    %inv = arith.subf %one, %t : f32
+    %pen = arith.mulf %inv, %big : f32
+    %r = arith.addf %sc, %pen : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %eo = tensor.empty() : tensor<2x8x16xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%fo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}

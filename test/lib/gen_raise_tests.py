@@ -514,6 +514,25 @@ def k_causal_constant_top_left():
     return masked_kernel("causal_constant_triangle_top_left", steps, [])
 
 
+def k_causal_buffer_penalty():
+    """A causal buffer of ones and zeros turned into a penalty,
+    (1 - tril) * -10000, as BERT-era code builds its extended attention
+    mask: evaluated point by point, it is a top-left causal mask."""
+    tril = (np.arange(LK)[None, :] <= np.arange(LQ)[:, None]).astype(np.float32)
+    steps = f"  %tril = arith.constant {dense(tril, 'f32')}\n"
+    steps += elementwise("x", [("s", ty(S4), None),
+                               ("tril", ty((LQ, LK)), amap(4, ["c", "d"]))], S4,
+                         "    %c = arith.constant 0.353553385 : f32\n"
+                         "    %one = arith.constant 1.0 : f32\n"
+                         "    %big = arith.constant -10000.0 : f32\n"
+                         "    %a = arith.mulf %in0, %c : f32\n"
+                         "    %inv = arith.subf %one, %in1 : f32\n"
+                         "    %pen = arith.mulf %inv, %big : f32\n"
+                         "    %r = arith.addf %a, %pen : f32\n"
+                         "    linalg.yield %r : f32\n")
+    return masked_kernel("causal_buffer_penalty", steps, [])
+
+
 def k_gpt2_style():
     fmin = "-3.40282347e+38"
     steps = elementwise("pad", [("mask", ty((B, LK), "i1"), None)], (B, LK),
@@ -983,7 +1002,8 @@ FAMILIES = {
               [k_additive_f16_bias, k_bool_select, k_masked_fill_eq0,
                k_one_minus_mask, k_causal_iota_bottom_right,
                k_causal_offset_diagonal, k_causal_constant_top_left,
-               k_gpt2_style, k_negated_scores_then_mask],
+               k_gpt2_style, k_negated_scores_then_mask,
+               k_causal_buffer_penalty],
               "--rtol 1e-4 --atol 1e-5"),
     "layouts": ("with q/k/v layouts, folded heads and GQA/MQA broadcasts",
                 [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa,
