@@ -4,9 +4,11 @@
 BUILD ?= build
 # The AddressSanitizer + UndefinedBehaviorSanitizer (+ libFuzzer) build.
 BUILD_ASAN ?= build-asan
+# The source-based coverage build.
+BUILD_COVERAGE ?= build-coverage
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build check configure-asan build-asan check-asan fuzz differential demo docs install clean gpu-artifacts
+.PHONY: all deps configure build check configure-asan build-asan check-asan coverage fuzz differential demo docs install clean gpu-artifacts
 
 all: build
 
@@ -37,6 +39,13 @@ build-asan: configure-asan
 
 check-asan: build-asan
 	@bash scripts/run-tests.sh $(BUILD_ASAN)
+
+# Line and region coverage of lib/, tools/ and include/ by the lit tests
+# (COVERAGE_TESTS: paths under test/, default all), in
+# $(BUILD_COVERAGE)/coverage/. docs/reliability.md.
+COVERAGE_TESTS ?=
+coverage: deps
+	@bash scripts/coverage.sh $(abspath $(BUILD_COVERAGE)) $(COVERAGE_TESTS)
 
 # libFuzzer for FUZZ_SECONDS (default 600) on the sanitizer build.
 FUZZ_SECONDS ?= 600

@@ -32,6 +32,10 @@ tools = ["attn-opt", "attn-capi-test", "mlir-runner", "mlir-translate", "not", "
 # normal build. Leak checking stays on for the project's executables and is
 # off in preloaded hosts, whose interpreters leak by design.
 host_env = ""
+# Coverage builds (cmake -DATTN_ENABLE_COVERAGE=ON, scripts/coverage.sh):
+# the profile runtime in the project's libraries changes their symbols.
+if lit.util.pythonize_bool(getattr(config, "attn_coverage", "")):
+    config.available_features.add("coverage")
 if lit.util.pythonize_bool(getattr(config, "attn_sanitizers", "")):
     config.available_features.add("asan")
     config.available_features.add("ubsan")
