@@ -402,35 +402,33 @@ def k_additive_f16_bias():
                          softmax="named")
 
 
-def k_bool_select():
+def padding_select_kernel(name, extra="", kept="%a"):
+    """Scores scaled by 1/sqrt(8) into %a (then `extra`, which leaves the
+    value to keep in `kept`), and a boolean key-padding mask through
+    arith.select against -inf."""
     steps = elementwise("x", [("s", ty(S4), None),
                               ("mask", ty((B, 1, 1, LK), "i1"),
                                amap(4, ["a", "0", "0", "d"]))], S4,
                         "    %c = arith.constant 0.353553385 : f32\n"
                         f"    %ninf = arith.constant {NEG_INF} : f32\n"
                         "    %a = arith.mulf %in0, %c : f32\n"
-                        "    %r = arith.select %in1, %a, %ninf : f32\n"
+                        + extra +
+                        f"    %r = arith.select %in1, {kept}, %ninf : f32\n"
                         "    linalg.yield %r : f32\n")
-    return masked_kernel("bool_mask_select_neg_inf", steps,
+    return masked_kernel(name, steps,
                          [("mask", ty((B, 1, 1, LK), "i1"),
                            padding().reshape(B, 1, 1, LK))])
+
+
+def k_bool_select():
+    return padding_select_kernel("bool_mask_select_neg_inf")
 
 
 def k_negated_scores_then_mask():
     """Negated scores (a negative scale), then a boolean padding mask: the
     mask fill must stay -inf, not be negated with the scale."""
-    steps = elementwise("x", [("s", ty(S4), None),
-                              ("mask", ty((B, 1, 1, LK), "i1"),
-                               amap(4, ["a", "0", "0", "d"]))], S4,
-                        "    %c = arith.constant 0.353553385 : f32\n"
-                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
-                        "    %a = arith.mulf %in0, %c : f32\n"
-                        "    %n = arith.negf %a : f32\n"
-                        "    %r = arith.select %in1, %n, %ninf : f32\n"
-                        "    linalg.yield %r : f32\n")
-    return masked_kernel("negated_scores_then_mask", steps,
-                         [("mask", ty((B, 1, 1, LK), "i1"),
-                           padding().reshape(B, 1, 1, LK))])
+    return padding_select_kernel("negated_scores_then_mask",
+                                 "    %n = arith.negf %a : f32\n", "%n")
 
 
 def k_masked_fill_eq0():
