@@ -4,6 +4,10 @@
     raise_blocks.py generate N            # a module with N attention blocks
     raise_blocks.py bias-chain N          # one attention whose scores get
                                           # a bias added N times
+    raise_blocks.py bias-tree N           # ... the sum of N products of a
+                                          # bias, added in a balanced tree
+    raise_blocks.py scalar-chain N        # ... N scalar adds of the bias
+                                          # in one linalg.generic body
     raise_blocks.py check-time FILE LIMIT # --mlir-timing output: AttnRaise
                                           # must take less than LIMIT seconds
 
@@ -100,28 +104,69 @@ def generate(n):
     print("\n".join(out))
 
 
-def bias_chain(n):
-    """Batched attention whose scores get one runtime bias added n times,
-    one arith.addf on tensors each: about n values for --attn-raise to
-    analyze."""
-    qt, kt, vt = "tensor<8x16x64xf32>", "tensor<8x32x64xf32>", "tensor<8x32x64xf32>"
-    st = "tensor<8x16x32xf32>"
-    out = [f"func.func @bias_chain(%q: {qt}, %k: {kt}, %v: {vt}, %b: {st}) -> {qt} {{",
+QT, KT = "tensor<8x16x64xf32>", "tensor<8x32x64xf32>"
+ST = "tensor<8x16x32xf32>"
+
+
+def scored_attention(name, steps, last):
+    """Batched attention whose scores %x0 become %`last` through `steps`
+    (lines that may read the runtime bias %b) before the softmax."""
+    out = [f"func.func @{name}(%q: {QT}, %k: {KT}, %v: {KT}, %b: {ST}) -> {QT} {{",
            "  %zero = arith.constant 0.0 : f32",
            "  %ekt = tensor.empty() : tensor<8x64x32xf32>",
-           f"  %kt = linalg.transpose ins(%k : {kt}) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]",
-           f"  %es = tensor.empty() : {st}",
-           f"  %fs = linalg.fill ins(%zero : f32) outs(%es : {st}) -> {st}",
-           f"  %x0 = linalg.batch_matmul ins(%q, %kt : {qt}, tensor<8x64x32xf32>) outs(%fs : {st}) -> {st}"]
-    for i in range(1, n + 1):
-        out.append(f"  %x{i} = arith.addf %x{i - 1}, %b : {st}")
-    out += [f"  %p = linalg.softmax dimension(2) ins(%x{n} : {st}) outs(%es : {st}) -> {st}",
-            f"  %eo = tensor.empty() : {qt}",
-            f"  %fo = linalg.fill ins(%zero : f32) outs(%eo : {qt}) -> {qt}",
-            f"  %o = linalg.batch_matmul ins(%p, %v : {st}, {vt}) outs(%fo : {qt}) -> {qt}",
-            f"  return %o : {qt}",
+           f"  %kt = linalg.transpose ins(%k : {KT}) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]",
+           f"  %es = tensor.empty() : {ST}",
+           f"  %fs = linalg.fill ins(%zero : f32) outs(%es : {ST}) -> {ST}",
+           f"  %x0 = linalg.batch_matmul ins(%q, %kt : {QT}, tensor<8x64x32xf32>) outs(%fs : {ST}) -> {ST}"]
+    out += steps
+    out += [f"  %p = linalg.softmax dimension(2) ins(%{last} : {ST}) outs(%es : {ST}) -> {ST}",
+            f"  %eo = tensor.empty() : {QT}",
+            f"  %fo = linalg.fill ins(%zero : f32) outs(%eo : {QT}) -> {QT}",
+            f"  %o = linalg.batch_matmul ins(%p, %v : {ST}, {KT}) outs(%fo : {QT}) -> {QT}",
+            f"  return %o : {QT}",
             "}"]
     print("\n".join(out))
+
+
+def bias_chain(n):
+    """The bias added n times, one arith.addf on tensors each: values
+    nested n deep."""
+    scored_attention("bias_chain", [
+        f"  %x{i} = arith.addf %x{i - 1}, %b : {ST}" for i in range(1, n + 1)],
+        f"x{n}")
+
+
+def bias_tree(n):
+    """n products b * b (distinct values) summed in a balanced tree, then
+    added to the scores: about 2n values, nested only log2(n) deep."""
+    steps = [f"  %t{i} = arith.mulf %b, %b : {ST}" for i in range(n)]
+    level, count = "t", n
+    depth = 0
+    while count > 1:
+        depth += 1
+        nxt = f"l{depth}_"
+        for i in range(count // 2):
+            steps.append(f"  %{nxt}{i} = arith.addf %{level}{2 * i}, "
+                         f"%{level}{2 * i + 1} : {ST}")
+        if count % 2:
+            steps.append(f"  %{nxt}{count // 2} = arith.addf "
+                         f"%{level}{count - 1}, %b : {ST}")
+        level, count = nxt, (count + 1) // 2
+    steps.append(f"  %x1 = arith.addf %x0, %{level}0 : {ST}")
+    scored_attention("bias_tree", steps, "x1")
+
+
+def scalar_chain(n):
+    """The bias added n times inside one linalg.generic body: scalar ops
+    nested n deep."""
+    body = [f"    %y{i} = arith.addf %y{i - 1}, %c : f32" for i in range(1, n + 1)]
+    scored_attention("scalar_chain", [
+        "  %x1 = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, "
+        "affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], "
+        "iterator_types = [\"parallel\", \"parallel\", \"parallel\"]} "
+        f"ins(%x0, %b : {ST}, {ST}) outs(%es : {ST}) {{",
+        "  ^bb0(%y0: f32, %c: f32, %unused: f32):", *body,
+        f"    linalg.yield %y{n} : f32", f"  }} -> {ST}"], "x1")
 
 
 def check_time(path, limit):
@@ -141,5 +186,9 @@ if __name__ == "__main__":
         generate(int(sys.argv[2]))
     elif sys.argv[1] == "bias-chain":
         bias_chain(int(sys.argv[2]))
+    elif sys.argv[1] == "bias-tree":
+        bias_tree(int(sys.argv[2]))
+    elif sys.argv[1] == "scalar-chain":
+        scalar_chain(int(sys.argv[2]))
     else:
         sys.exit(check_time(sys.argv[2], float(sys.argv[3])))

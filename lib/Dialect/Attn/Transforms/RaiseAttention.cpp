@@ -214,6 +214,10 @@ Status Analysis::attempt(SmallVector<int64_t> &factors, int pIdx) {
   if (eb.overBudget)
     return refuse("the graph around the second matmul is too large to "
                   "analyze");
+  if (eb.tooDeep)
+    return refuse("the graph around the second matmul nests more than " +
+                  std::to_string(ExprBuilder::kMaxDepth) +
+                  " ops deep, too deep to analyze");
   Expr *x = matchSoftmax(probs, why);
   if (!x)
     return Status::Refuse;

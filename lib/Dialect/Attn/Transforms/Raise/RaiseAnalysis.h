@@ -218,7 +218,11 @@ public:
   std::optional<RefineRequest> refine;
   /// Set when the op budget ran out.
   bool overBudget = false;
-  bool failed() const { return refine || overBudget; }
+  /// Set when values nest deeper than kMaxDepth: the builder, and every
+  /// walk of its expressions, recurses once per level.
+  bool tooDeep = false;
+  static constexpr int kMaxDepth = 512;
+  bool failed() const { return refine || overBudget || tooDeep; }
   /// Ops whose results the expressions that depend on the scores read.
   llvm::SetVector<Operation *> scoreOps;
 
@@ -238,6 +242,7 @@ private:
   ExprContext &ec;
   Space &space;
   int budget;
+  int depth = 0;
   std::map<std::pair<void *, std::vector<int>>, Expr *> memo;
 };
 

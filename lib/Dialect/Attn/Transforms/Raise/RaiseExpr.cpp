@@ -507,7 +507,13 @@ Expr *ExprBuilder::build(Value v, const DimMap &map) {
   auto it = memo.find(key);
   if (it != memo.end())
     return it->second;
+  if (depth >= kMaxDepth) {
+    tooDeep = true;
+    return leaf(v, map);
+  }
+  ++depth;
   Expr *e = buildUncached(v, map);
+  --depth;
   memo.emplace(std::move(key), e);
   if (e->dependsOnScore)
     if (Operation *def = v.getDefiningOp())
@@ -730,7 +736,8 @@ Expr *ExprBuilder::buildLinalg(Operation *op, unsigned resultIdx,
     outArg = body.getArgument(numInputs + resultIdx);
   DenseMap<Value, Expr *> scalars;
   bool bad = false, readsOut = false;
-  std::function<Expr *(Value)> eval = [&](Value s) -> Expr * {
+  std::function<Expr *(Value)> eval;
+  auto evalScalar = [&](Value s) -> Expr * {
     if (bad)
       return nullptr;
     auto it = scalars.find(s);
@@ -794,6 +801,17 @@ Expr *ExprBuilder::buildLinalg(Operation *op, unsigned resultIdx,
     }
     if (e)
       scalars[s] = e;
+    return e;
+  };
+  // One level per scalar op of the body, counted with the tensors'.
+  eval = [&](Value s) -> Expr * {
+    if (depth >= kMaxDepth) {
+      tooDeep = bad = true;
+      return nullptr;
+    }
+    ++depth;
+    Expr *e = evalScalar(s);
+    --depth;
     return e;
   };
 
