@@ -152,8 +152,10 @@ def AttnRaise : Pass<"attn-raise"> {
     `tosa-to-arith` and `tosa-to-tensor` before `--attn-cpu-pipeline`.
     Reshapes of the batch/head dims need static sizes (`Lq`, `Lk` and
     batch dims that are not reshaped may be dynamic). Each candidate
-    matmul is analyzed with a bounded number of steps, so the pass runs in
-    time linear in the size of the input.
+    matmul is analyzed with a bounded number of steps (4096 values around
+    it, nested at most 512 deep; a larger or deeper graph is refused), so
+    the pass runs in time linear in the size of the input and in bounded
+    stack.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
