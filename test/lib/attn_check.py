@@ -432,15 +432,11 @@ def make_problem(args: argparse.Namespace) -> Problem:
         bias.values[..., rng.choice(lq, size=n, replace=False), :] = fill
 
     offset, period = args.causal_offset, args.causal_period
-    if (offset is not None or period is not None) and not args.causal:
-        raise UsageError("--causal-offset and --causal-period need --causal")
-    if offset is not None and offset < 0:
-        raise UsageError("--causal-offset must not be negative")
-    if period is not None and period <= 0:
-        raise UsageError("--causal-period must be positive")
-    if offset and period is None and args.causal != "top_left":
-        raise UsageError("--causal-offset without --causal-period needs "
-                         "--causal top_left")
+    try:
+        ref.check_causal(args.causal, offset or 0, period)
+    except ValueError as e:
+        raise UsageError(f"--causal, --causal-offset, --causal-period: {e}"
+                         ) from None
     return Problem(q, k, v, mask, bias, scale, args.causal,
                    batch + [hq, lq, dv], dt, offset, period,
                    args.operand_padding, args.dynamic_lq, args.dynamic_lk,

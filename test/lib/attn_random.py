@@ -386,10 +386,10 @@ def padding_fill_valid(p: dict, fill: float) -> bool:
 
 
 def problem_valid(p: dict) -> bool:
-    period, offset = p.get("causal_period"), p.get("causal_offset")
-    if (period is not None or offset is not None) and not p["causal"]:
-        return False
-    if offset and period is None and p["causal"] != "top_left":
+    try:
+        ref.check_causal(p["causal"], p.get("causal_offset") or 0,
+                         p.get("causal_period"))
+    except ValueError:
         return False
     n = p["fully_masked_rows"]
     if n:

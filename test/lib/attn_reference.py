@@ -63,23 +63,38 @@ def causal_visible(lq: int, lk: int, causal: Optional[CausalAlignment],
     P, row i is query (i + offset) mod P and the alignment places the
     diagonal for P queries.
     """
+    check_causal(causal, offset, period)
     i = np.arange(lq)[:, None]
     j = np.arange(lk)[None, :]
     if causal is None:
-        if offset or period is not None:
-            raise ValueError("a causal offset or period needs causal")
         return np.ones((lq, lk), dtype=bool)
-    if causal not in ("top_left", "bottom_right"):
-        raise ValueError(f"unknown causal alignment {causal!r}")
-    if offset < 0 or (period is not None and period <= 0):
-        raise ValueError(f"bad causal offset {offset} or period {period}")
-    if period is None and offset and causal != "top_left":
-        raise ValueError("a causal offset without a period needs top_left")
     queries = lq if period is None else period
     diagonal = 0 if causal == "top_left" else lk - queries
     if period is None:
         return j <= i + offset + diagonal
     return j <= (i + offset) % period + diagonal
+
+
+def check_causal(causal: Optional[CausalAlignment], offset: int = 0,
+                 period: Optional[int] = None) -> None:
+    """Raises ValueError unless the op accepts this causal alignment, offset
+    and period (AttnOps.td): both need an alignment, the offset is not
+    negative and the period positive, and an offset without a period
+    needs top_left."""
+    if causal is None:
+        if offset or period is not None:
+            raise ValueError("a causal offset or period needs a causal "
+                             "alignment")
+        return
+    if causal not in ("top_left", "bottom_right"):
+        raise ValueError(f"unknown causal alignment {causal!r}")
+    if offset < 0:
+        raise ValueError(f"the causal offset must not be negative, got "
+                         f"{offset}")
+    if period is not None and period <= 0:
+        raise ValueError(f"the causal period must be positive, got {period}")
+    if period is None and offset and causal != "top_left":
+        raise ValueError("a causal offset without a period needs top_left")
 
 
 def kv_head_index(hq: int, hkv: int) -> np.ndarray:

@@ -187,7 +187,10 @@ def test_causal_offset_and_period():
                 dict(causal="top_left", offset=-1),
                 dict(causal="top_left", period=0)):
         with pytest.raises(ValueError):
+            ref.check_causal(**bad)
+        with pytest.raises(ValueError):
             ref.causal_visible(3, 4, **bad)
+    ref.check_causal("bottom_right", offset=1, period=2)
 
 
 def test_large_scores_are_stable():
