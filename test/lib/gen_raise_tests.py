@@ -499,17 +499,29 @@ def k_causal_offset_diagonal():
     return masked_kernel("causal_shifted_diagonal", steps, [])
 
 
+def constant_term_kernel(name, table_name, table, consts="", term=""):
+    """Scores scaled by 1/sqrt(8) into %a plus a term read from the [Lq, Lk]
+    constant `table` (%in1): the table itself, or what `term` computes from
+    it into %t (with `consts` defined before %a)."""
+    steps = f"  %{table_name} = arith.constant {dense(table, 'f32')}\n"
+    steps += elementwise("x", [("s", ty(S4), None),
+                               (table_name, ty((LQ, LK)),
+                                amap(4, ["c", "d"]))], S4,
+                         "    %c = arith.constant 0.353553385 : f32\n"
+                         + consts +
+                         "    %a = arith.mulf %in0, %c : f32\n"
+                         + term +
+                         f"    %r = arith.addf %a, {'%t' if term else '%in1'}"
+                         " : f32\n"
+                         "    linalg.yield %r : f32\n")
+    return masked_kernel(name, steps, [])
+
+
 def k_causal_constant_top_left():
     tri = np.where(np.arange(LK)[None, :] <= np.arange(LQ)[:, None], 0.0,
                    -np.inf).astype(np.float32)
-    steps = f"  %tri = arith.constant {dense(tri, 'f32')}\n"
-    steps += elementwise("x", [("s", ty(S4), None),
-                               ("tri", ty((LQ, LK)), amap(4, ["c", "d"]))], S4,
-                        "    %c = arith.constant 0.353553385 : f32\n"
-                        "    %a = arith.mulf %in0, %c : f32\n"
-                        "    %r = arith.addf %a, %in1 : f32\n"
-                        "    linalg.yield %r : f32\n")
-    return masked_kernel("causal_constant_triangle_top_left", steps, [])
+    return constant_term_kernel("causal_constant_triangle_top_left", "tri",
+                                tri)
 
 
 def k_causal_buffer_penalty():
@@ -517,18 +529,12 @@ def k_causal_buffer_penalty():
     (1 - tril) * -10000, as BERT-era code builds its extended attention
     mask: evaluated point by point, it is a top-left causal mask."""
     tril = (np.arange(LK)[None, :] <= np.arange(LQ)[:, None]).astype(np.float32)
-    steps = f"  %tril = arith.constant {dense(tril, 'f32')}\n"
-    steps += elementwise("x", [("s", ty(S4), None),
-                               ("tril", ty((LQ, LK)), amap(4, ["c", "d"]))], S4,
-                         "    %c = arith.constant 0.353553385 : f32\n"
-                         "    %one = arith.constant 1.0 : f32\n"
-                         "    %big = arith.constant -10000.0 : f32\n"
-                         "    %a = arith.mulf %in0, %c : f32\n"
-                         "    %inv = arith.subf %one, %in1 : f32\n"
-                         "    %pen = arith.mulf %inv, %big : f32\n"
-                         "    %r = arith.addf %a, %pen : f32\n"
-                         "    linalg.yield %r : f32\n")
-    return masked_kernel("causal_buffer_penalty", steps, [])
+    return constant_term_kernel(
+        "causal_buffer_penalty", "tril", tril,
+        consts="    %one = arith.constant 1.0 : f32\n"
+               "    %big = arith.constant -10000.0 : f32\n",
+        term="    %inv = arith.subf %one, %in1 : f32\n"
+             "    %t = arith.mulf %inv, %big : f32\n")
 
 
 def k_gpt2_style():

@@ -553,8 +553,8 @@ func.func @causal_buffer_penalty(%q: tensor<2x2x8x8xf32>, %k: tensor<2x2x12x8xf3
     %big = arith.constant -10000.0 : f32
     %a = arith.mulf %in0, %c : f32
     %inv = arith.subf %one, %in1 : f32
-    %pen = arith.mulf %inv, %big : f32
-    %r = arith.addf %a, %pen : f32
+    %t = arith.mulf %inv, %big : f32
+    %r = arith.addf %a, %t : f32
     linalg.yield %r : f32
   } -> tensor<2x2x8x12xf32>
   %p_mi_e = tensor.empty() : tensor<2x2x8xf32>
