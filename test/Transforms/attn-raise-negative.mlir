@@ -705,3 +705,49 @@ func.func @f64_bias(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor
   %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
   return %o : tensor<8x16x64xf32>
 }
+
+// -----
+
+// Attention in f64 (the contractions are found, and refused by type rather
+// than passed over in silence).
+func.func @f64_attention(%q: tensor<8x16x64xf64>, %k: tensor<8x32x64xf64>, %v: tensor<8x32x64xf64>) -> tensor<8x16x64xf64> {
+  %zero = arith.constant 0.0 : f64
+  %c = arith.constant dense<0.125> : tensor<8x16x32xf64>
+  %ekt = tensor.empty() : tensor<8x64x32xf64>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf64>) outs(%ekt : tensor<8x64x32xf64>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf64>
+  %fs = linalg.fill ins(%zero : f64) outs(%es : tensor<8x16x32xf64>) -> tensor<8x16x32xf64>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf64>, tensor<8x64x32xf64>) outs(%fs : tensor<8x16x32xf64>) -> tensor<8x16x32xf64>
+  %x = arith.mulf %s, %c : tensor<8x16x32xf64>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf64>) outs(%es : tensor<8x16x32xf64>) -> tensor<8x16x32xf64>
+  %eo = tensor.empty() : tensor<8x16x64xf64>
+  %fo = linalg.fill ins(%zero : f64) outs(%eo : tensor<8x16x64xf64>) -> tensor<8x16x64xf64>
+  // expected-remark @below {{attn-raise: not raised: element type f64 is not supported by attn.attention (f32, f16 or bf16)}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf64>, tensor<8x32x64xf64>) outs(%fo : tensor<8x16x64xf64>) -> tensor<8x16x64xf64>
+  return %o : tensor<8x16x64xf64>
+}
+
+// -----
+
+// fp8 Q and K, widened to f32 inside the first matmul's body.
+func.func @fp8_scores(%q: tensor<8x16x64xf8E4M3FN>, %k: tensor<8x32x64xf8E4M3FN>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant dense<0.125> : tensor<8x16x32xf32>
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, j, d) -> (b, i, d)>, affine_map<(b, i, j, d) -> (b, j, d)>, affine_map<(b, i, j, d) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<8x16x64xf8E4M3FN>, tensor<8x32x64xf8E4M3FN>) outs(%fs : tensor<8x16x32xf32>) {
+  ^bb0(%a: f8E4M3FN, %b: f8E4M3FN, %acc: f32):
+    %a32 = arith.extf %a : f8E4M3FN to f32
+    %b32 = arith.extf %b : f8E4M3FN to f32
+    %m = arith.mulf %a32, %b32 : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x32xf32>
+  %x = arith.mulf %s, %c : tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  // expected-remark @below {{attn-raise: not raised: element type f8E4M3FN is not supported by attn.attention (f32, f16 or bf16)}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}

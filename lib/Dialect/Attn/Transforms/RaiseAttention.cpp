@@ -282,7 +282,8 @@ Status Analysis::attempt(SmallVector<int64_t> &factors, int pIdx) {
     if (!isSupportedFloat(t)) {
       std::string s;
       llvm::raw_string_ostream os(s);
-      os << "element type " << t << " is not supported by attn.attention";
+      os << "element type " << t
+         << " is not supported by attn.attention (f32, f16 or bf16)";
       return refuse(s);
     }
   Type elt = types[0];

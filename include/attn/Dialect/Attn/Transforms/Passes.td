@@ -139,7 +139,9 @@ def AttnRaise : Pass<"attn-raise"> {
     non-constant or per-element scale, nonlinear ops on the scores (e.g.
     `tanh` soft-capping), dropout or any other use of the probabilities, a
     mask fill that is not effectively `-inf`, a softmax or contraction over
-    the wrong dim, a non-zero accumulator. With `report=true` each refusal
+    the wrong dim, a non-zero accumulator, q/k/v or a result in another
+    element type than f32, f16 or bf16 (e.g. f64, fp8). With
+    `report=true` each refusal
     is reported as a remark at the second matmul, e.g.
     `attn-raise: not raised: the scale is not a compile-time constant`;
     the same remarks go to the MLIR remark engine under the category

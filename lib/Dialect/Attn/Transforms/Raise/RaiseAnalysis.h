@@ -123,6 +123,8 @@ struct ContractionInfo {
 
 /// Recognizes linalg contractions (named or generic) and tosa.matmul whose
 /// body is exactly a sum of (extended) products into a zero accumulator.
+/// Any float type: the analysis refuses those attn.attention cannot take
+/// with a remark, rather than passing over them in silence.
 std::optional<ContractionInfo> classifyContraction(Operation *op);
 
 //===----------------------------------------------------------------------===//

@@ -165,10 +165,6 @@ std::optional<DimMap> raise::composeMap(AffineMap map, ArrayRef<DimRef> refs) {
 // Contractions
 //===----------------------------------------------------------------------===//
 
-static bool isSupportedFloat(Type t) {
-  return t.isF32() || t.isF16() || t.isBF16();
-}
-
 /// The body of a linalg contraction must be exactly
 /// `yield(acc + ext(a) * ext(b))`: anything else is not a matmul.
 static bool isPlainContractionBody(Block &body) {
@@ -218,7 +214,7 @@ std::optional<ContractionInfo> raise::classifyContraction(Operation *op) {
       return std::nullopt;
     Type ta = getElementTypeOrSelf(mm.getA().getType());
     Type tc = getElementTypeOrSelf(mm.getType());
-    if (!isSupportedFloat(ta) || !isSupportedFloat(tc))
+    if (!isa<FloatType>(ta) || !isa<FloatType>(tc))
       return std::nullopt;
     ContractionInfo info;
     info.op = op;
@@ -271,7 +267,7 @@ std::optional<ContractionInfo> raise::classifyContraction(Operation *op) {
     return std::nullopt;
   for (Value v : {linalgOp.getDpsInputOperand(0)->get(),
                   linalgOp.getDpsInputOperand(1)->get(), init})
-    if (!isSupportedFloat(getElementTypeOrSelf(v.getType())))
+    if (!isa<FloatType>(getElementTypeOrSelf(v.getType())))
       return std::nullopt;
 
   ContractionInfo info;
