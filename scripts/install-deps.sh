@@ -8,7 +8,7 @@ set -euo pipefail
 PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   clang-22 lld-22 ninja-build cmake make
-  python3 python3-numpy python3-pytest
+  python3 python3-numpy python3-pytest python3-pyflakes
   libomp-22-dev
   libclang-rt-22-dev
 )

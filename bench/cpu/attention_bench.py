@@ -26,7 +26,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -164,7 +163,7 @@ def plot(rows, path):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print(f"(matplotlib not installed: no plot; apt-get install python3-matplotlib)")
+        print("(matplotlib not installed: no plot; apt-get install python3-matplotlib)")
         return
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(12, 4.5))
     for D in sorted({r["D"] for r in rows}):

@@ -25,7 +25,6 @@ import struct
 
 import numpy as np
 
-from . import _capi
 from ._capi import MlirStringRef, lib
 from . import gpu_binary
 from .ir import Context, MLIRError
