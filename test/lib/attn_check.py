@@ -506,15 +506,13 @@ def emit_program(pb: Problem) -> str:
                       if v is not None]
     lines += [f"  %{n} = arith.constant {v} : index"
               for n, v in causal_indices]
-    index_params = "".join(f", %{n}: index" for n, _ in causal_indices)
-    index_args = "".join(f", %{n}" for n, _ in causal_indices)
-    index_types = ", index" * len(causal_indices)
+    index_names = [n for n, _ in causal_indices]
+    index_params, index_args, index_types = index_operands(index_names)
 
     callee = []
     if pb.on_memrefs:
         lines_main, callee = memref_callee(pb, optional, attention,
-                                           index_params, index_args,
-                                           index_types)
+                                           index_names)
         lines += lines_main
     elif not (pb.dynamic_lq or pb.dynamic_lk):
         lines += [f"  %init = tensor.empty() : {out_ty}",
@@ -604,14 +602,24 @@ def dynamic_dims(shape, dims, broadcastable: bool = False) -> list:
             for i, d in enumerate(shape)]
 
 
+def index_operands(names: list) -> tuple:
+    """The `index` operands `names` (values of @main passed on to
+    @attention) as @attention's parameters, the call's arguments and their
+    types, each empty or starting with ", " to follow the tensor operands."""
+    return ("".join(f", %{n}: index" for n in names),
+            "".join(f", %{n}" for n in names),
+            ", index" * len(names))
+
+
 def memref_callee(pb: Problem, optional: list, attention,
-                  index_params: str = "", index_args: str = "",
-                  index_types: str = "") -> tuple:
+                  index_names: list = ()) -> tuple:
     """--on-memrefs: @main's lines that pass its tensors as memrefs to
     @attention (defining %r, the result as a tensor), and the lines of
     @attention, whose op is on memrefs of dynamic strides and offset (Lq
     and Lk dynamic too where asked). `optional`: the mask and bias there
-    are; `attention` writes the op."""
+    are; `attention` writes the op; `index_names`: index values of @main
+    that @attention takes too."""
+    index_params, index_args, index_types = index_operands(index_names)
     seq = len(pb.out_shape) - 2
     lq = (seq,) if pb.dynamic_lq else ()
     lk = (seq,) if pb.dynamic_lk else ()
