@@ -664,6 +664,41 @@ func.func @mqa_broadcast(%q: tensor<2x8x16x8xf32>, %k: tensor<2x32x8xf32>, %v: t
   return %o : tensor<2x8x16x8xf32>
 }
 
+// One q for the whole batch (Perceiver-style latent queries): the op has no
+// broadcast q, so q is broadcast along the batch, placed as the scores have
+// it, so that K, V and the result are used as they are, not transposed.
+// CHECK-LABEL: func @latent_queries
+// CHECK-SAME: (%[[Q:.*]]: tensor<8x16x8xf32>, %[[K:.*]]: tensor<2x8x32x8xf32>, %[[V:.*]]: tensor<2x8x32x8xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[QB:.*]] = linalg.broadcast ins(%[[Q]] : tensor<8x16x8xf32>) outs(%{{.*}} : tensor<2x8x16x8xf32>) dimensions = [0]
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[O:.*]] = attn.attention ins(%[[QB]], %[[K]], %[[V]] : tensor<2x8x16x8xf32>, tensor<2x8x32x8xf32>, tensor<2x8x32x8xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[O]]
+func.func @latent_queries(%q: tensor<8x16x8xf32>, %k: tensor<2x8x32x8xf32>, %v: tensor<2x8x32x8xf32>) -> tensor<2x8x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %eq = tensor.empty() : tensor<2x8x16x8xf32>
+  %qb = linalg.broadcast ins(%q : tensor<8x16x8xf32>) outs(%eq : tensor<2x8x16x8xf32>) dimensions = [0]
+  %es = tensor.empty() : tensor<2x8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x8x16x32xf32>) -> tensor<2x8x16x32xf32>
+  %s = linalg.generic {indexing_maps = #qk, iterator_types = #red} ins(%qb, %k : tensor<2x8x16x8xf32>, tensor<2x8x32x8xf32>) outs(%fs : tensor<2x8x16x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x16x32xf32>
+  %p = linalg.softmax dimension(3) ins(%s : tensor<2x8x16x32xf32>) outs(%es : tensor<2x8x16x32xf32>) -> tensor<2x8x16x32xf32>
+  %eo = tensor.empty() : tensor<2x8x16x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x8x16x8xf32>) -> tensor<2x8x16x8xf32>
+  %o = linalg.generic {indexing_maps = #pv, iterator_types = #red} ins(%p, %v : tensor<2x8x16x32xf32>, tensor<2x8x32x8xf32>) outs(%fo : tensor<2x8x16x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p2 = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %p2 : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x16x8xf32>
+  return %o : tensor<2x8x16x8xf32>
+}
+
 // Heads folded into the batch of 3-D batch matmuls with collapse_shape, the
 // softmax in 4-D between expand_shape and collapse_shape: the op works on
 // the unfolded [B, H, L, D] tensors.

@@ -735,6 +735,37 @@ def k_everything():
         ty((B, LQ, HQ, DV)), body)
 
 
+def k_latent_queries():
+    """Perceiver-style latent queries (pooling by attention): one learned q
+    [H, LQ, D] broadcast over the batch, against each batch's keys, with a
+    key-padding mask. The op has no broadcast q, so the raise materializes
+    it. Its own random state: the other kernels' inputs stay as they were."""
+    own = np.random.RandomState(4321)
+    body = (f"  %qb_e = tensor.empty() : {ty((B, H, LQ, D))}\n"
+            f"  %qb = linalg.broadcast ins(%q : {ty((H, LQ, D))}) "
+            f"outs(%qb_e : {ty((B, H, LQ, D))}) dimensions = [0]\n")
+    body += qk_generic4("s", "qb", "k")
+    body += elementwise("x", [("s", ty(S4), None),
+                              ("mask", ty((B, LK), "i1"), amap(4, ["a", "d"]))],
+                        S4,
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        "    %r = arith.select %in1, %a, %ninf : f32\n"
+                        "    linalg.yield %r : f32\n")
+    body += softmax_named("p", "x", S4)
+    body += pv_generic4("o", "p", "v")
+    body += f"  return %o : {ty((B, H, LQ, DV))}\n"
+    return Func("latent_queries_broadcast_over_batch", [
+        ("q", ty((H, LQ, D)), own.standard_normal((H, LQ, D)).astype(np.float32)),
+        ("k", ty((B, H, LK, D)),
+         own.standard_normal((B, H, LK, D)).astype(np.float32)),
+        ("v", ty((B, H, LK, DV)),
+         own.standard_normal((B, H, LK, DV)).astype(np.float32)),
+        ("mask", ty((B, LK), "i1"), padding(pad=(4, 0)))],
+        ty((B, H, LQ, DV)), body)
+
+
 # ---------------------------------------------------------------------------
 # Reduced precision
 # ---------------------------------------------------------------------------
@@ -1011,7 +1042,7 @@ FAMILIES = {
               "--rtol 1e-4 --atol 1e-5"),
     "layouts": ("with q/k/v layouts, folded heads and GQA/MQA broadcasts",
                 [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa,
-                 k_everything],
+                 k_everything, k_latent_queries],
                 "--rtol 1e-4 --atol 1e-5"),
     # The unfused graphs round scores and probabilities to f16/bf16; the op
     # keeps them in f32, so the tolerance is a few ulps of the narrow type.

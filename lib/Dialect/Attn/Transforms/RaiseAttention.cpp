@@ -343,9 +343,17 @@ Status Analysis::attempt(SmallVector<int64_t> &factors, int pIdx) {
       layout.groups.push_back({f});
     }
   }
-  for (int f : full) // factors q is broadcast along
-    if (!llvm::is_contained(placed, f))
-      layout.groups.push_back({f});
+  // Factors q is broadcast along (latent queries shared by the batch) go
+  // where the scores have them among q's, so that K, V and the result,
+  // the large tensors, keep their order instead of being transposed.
+  for (int f : full) {
+    if (llvm::is_contained(placed, f))
+      continue;
+    auto *pos = llvm::find_if(layout.groups, [&](const SmallVector<int> &g) {
+      return !g.empty() && g.front() > f;
+    });
+    layout.groups.insert(pos, {f});
+  }
   if (fuse)
     head.push_back(lastFull);
   llvm::append_range(head, shared);

@@ -101,7 +101,9 @@ def AttnRaise : Pass<"attn-raise"> {
       `[B, L, H, D]` permuted to `[B, H, L, D]`; K/V broadcast across head
       groups (`linalg.broadcast`, broadcasting `linalg.generic`,
       `tosa.tile`, with reshapes) is raised to grouped-query attention
-      (`Hkv < Hq`);
+      (`Hkv < Hq`); a q broadcast along the batch (latent queries, as in
+      Perceiver) is broadcast for the op, and K, V and the result keep
+      their layout;
     * softmax: `linalg.softmax`, or the decomposed chain (max, subtract,
       exp, sum, divide or multiply by the reciprocal) in `linalg.generic`,
       `linalg.reduce`, named linalg ops, arith/math on tensors or TOSA, with
