@@ -1104,3 +1104,141 @@ func.func @hf_causal_buffer(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: 
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%fo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   return %o : tensor<2x8x16xf32>
 }
+
+// -----
+
+// Masks are evaluated point by point with each op's own semantics (the
+// next four cases). sitofp reads i1 true as -1: sitofp(j > i) < 0 hides
+// the future keys (read as 1 it would hide none).
+// CHECK-LABEL: func @sitofp_true_is_minus_one
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%{{.*}} : tensor<2x8x16xf32>) scale = 2.500000e-01 causal = top_left ->
+// CHECK-NOT: linalg.generic
+func.func @sitofp_true_is_minus_one(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<2x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x16xf32>) outs(%ekt : tensor<2x16x8xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<2x8x8xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 0.25 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %future = arith.cmpi ugt, %j, %i : index
+    %sc = arith.mulf %a, %c : f32
+    %f = arith.sitofp %future : i1 to f32
+    %zf = arith.constant 0.0 : f32
+    %hide = arith.cmpf olt, %f, %zf : f32
+    %r = arith.select %hide, %ninf, %sc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %eo = tensor.empty() : tensor<2x8x16xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%fo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// sitofp(j > i) * 10000 is -10000 at the future keys: a causal penalty,
+// with no bias left.
+// CHECK-LABEL: func @sitofp_penalty
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%{{.*}} : tensor<2x8x16xf32>) scale = 2.500000e-01 causal = top_left ->
+// CHECK-NOT: linalg.generic
+func.func @sitofp_penalty(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<2x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x16xf32>) outs(%ekt : tensor<2x16x8xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<2x8x8xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 0.25 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %future = arith.cmpi ugt, %j, %i : index
+    %sc = arith.mulf %a, %c : f32
+    %f = arith.sitofp %future : i1 to f32
+    %big = arith.constant 10000.0 : f32
+    %t = arith.mulf %f, %big : f32
+    %r = arith.addf %sc, %t : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %eo = tensor.empty() : tensor<2x8x16xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%fo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// index_cast sign-extends: i1 true becomes -1.
+// CHECK-LABEL: func @index_cast_i1_is_signed
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%{{.*}} : tensor<2x8x16xf32>) scale = 2.500000e-01 causal = top_left ->
+// CHECK-NOT: linalg.generic
+func.func @index_cast_i1_is_signed(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<2x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x16xf32>) outs(%ekt : tensor<2x16x8xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<2x8x8xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 0.25 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %future = arith.cmpi ugt, %j, %i : index
+    %sc = arith.mulf %a, %c : f32
+    %fi = arith.index_cast %future : i1 to index
+    %c0 = arith.constant 0 : index
+    %hide = arith.cmpi slt, %fi, %c0 : index
+    %r = arith.select %hide, %ninf, %sc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %eo = tensor.empty() : tensor<2x8x16xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%fo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// addi on i1 wraps: (j > i) + true is j <= i.
+// CHECK-LABEL: func @i1_add_wraps
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%{{.*}} : tensor<2x8x16xf32>) scale = 2.500000e-01 causal = top_left ->
+// CHECK-NOT: linalg.generic
+func.func @i1_add_wraps(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<2x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x16xf32>) outs(%ekt : tensor<2x16x8xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<2x8x8xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 0.25 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %future = arith.cmpi ugt, %j, %i : index
+    %sc = arith.mulf %a, %c : f32
+    %true = arith.constant true
+    %vis = arith.addi %future, %true : i1
+    %r = arith.select %vis, %sc, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %eo = tensor.empty() : tensor<2x8x16xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%fo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}

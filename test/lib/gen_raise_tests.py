@@ -537,6 +537,55 @@ def k_causal_buffer_penalty():
              "    %t = arith.mulf %inv, %big : f32\n")
 
 
+def own_masked_kernel(name, seed, steps):
+    """masked_kernel with inputs from its own random state, so that adding
+    it leaves the other kernels' inputs as they were."""
+    own = np.random.RandomState(seed)
+    state = rng.get_state()
+    f = masked_kernel(name, steps, [])
+    rng.set_state(state)
+    f.args = [(n, t, own.standard_normal(a.shape).astype(np.float32))
+              for n, t, a in f.args]
+    return f
+
+
+def k_sitofp_true_is_minus_one():
+    """sitofp reads i1 true as -1: sitofp(j > i) < 0 holds for the future
+    keys, which the select hides: a top-left causal mask. (Read as 1, the
+    test would hold nowhere and every key would look visible.)"""
+    steps = elementwise("x", [("s", ty(S4), None)], S4,
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %zero = arith.constant 0.0 : f32\n"
+                        "    %i = linalg.index 2 : index\n"
+                        "    %j = linalg.index 3 : index\n"
+                        "    %future = arith.cmpi ugt, %j, %i : index\n"
+                        "    %f = arith.sitofp %future : i1 to f32\n"
+                        "    %hide = arith.cmpf olt, %f, %zero : f32\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        "    %r = arith.select %hide, %ninf, %a : f32\n"
+                        "    linalg.yield %r : f32\n")
+    return own_masked_kernel("sitofp_true_is_minus_one", 77, steps)
+
+
+def k_i1_add_wraps():
+    """addi on i1 wraps (it is xor): (j > i) + true is j <= i, a top-left
+    causal mask (evaluated without the wrap, every key would look
+    visible)."""
+    steps = elementwise("x", [("s", ty(S4), None)], S4,
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %true = arith.constant true\n"
+                        "    %i = linalg.index 2 : index\n"
+                        "    %j = linalg.index 3 : index\n"
+                        "    %future = arith.cmpi ugt, %j, %i : index\n"
+                        "    %vis = arith.addi %future, %true : i1\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        "    %r = arith.select %vis, %a, %ninf : f32\n"
+                        "    linalg.yield %r : f32\n")
+    return own_masked_kernel("i1_add_wraps", 78, steps)
+
+
 def k_gpt2_style():
     fmin = "-3.40282347e+38"
     steps = elementwise("pad", [("mask", ty((B, LK), "i1"), None)], (B, LK),
@@ -1038,7 +1087,8 @@ FAMILIES = {
                k_one_minus_mask, k_causal_iota_bottom_right,
                k_causal_offset_diagonal, k_causal_constant_top_left,
                k_gpt2_style, k_negated_scores_then_mask,
-               k_causal_buffer_penalty],
+               k_causal_buffer_penalty, k_sitofp_true_is_minus_one,
+               k_i1_add_wraps],
               "--rtol 1e-4 --atol 1e-5"),
     "layouts": ("with q/k/v layouts, folded heads and GQA/MQA broadcasts",
                 [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa,

@@ -336,42 +336,49 @@ static int64_t indexAt(const Space &space, DimRef r, ArrayRef<int64_t> point) {
   return idx;
 }
 
-std::optional<double> Evaluator::eval(Expr *e, ArrayRef<int64_t> point) {
-  switch (e->kind) {
-  case ExprKind::Const:
-    if (auto f = e->getConstFloat())
-      return *f;
-    if (auto i = e->getConstInt())
-      return static_cast<double>(*i);
+/// `v` as a value of `type`: floats rounded to it (double holds every
+/// f32/f16/bf16 operand and the exact result of one add, sub, mul or div
+/// closely enough that rounding it once gives the op's own result),
+/// integers wrapped to their width. i1 is 0 or 1 (true is 1).
+static std::optional<double> roundToType(double v, Type type) {
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    if (std::isnan(v))
+      return v;
+    APFloat f(v);
+    bool losesInfo;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+    return f.convertToDouble();
+  }
+  auto it = dyn_cast<IntegerType>(type);
+  if (!it || it.getWidth() >= 64)
+    return v;
+  if (!(std::abs(v) < 0x1p63))
     return std::nullopt;
-  case ExprKind::Index:
-    return static_cast<double>(indexAt(space, e->dim, point));
-  case ExprKind::Leaf: {
-    const std::vector<double> *values = leafValues(e);
-    if (!values)
-      return std::nullopt;
-    auto type = cast<RankedTensorType>(e->tensor.getType());
-    int64_t flat = 0;
-    for (auto [size, r] : llvm::zip(type.getShape(), e->map))
-      flat = flat * size + (r.isUnit() ? 0 : indexAt(space, r, point));
-    return (*values)[flat];
-  }
-  case ExprKind::Op:
-    break;
-  default:
-    return std::nullopt;
-  }
-  SmallVector<double, 3> x;
-  for (Expr *o : e->operands) {
-    std::optional<double> v = eval(o, point);
-    if (!v)
-      return std::nullopt;
-    x.push_back(*v);
-  }
+  unsigned w = it.getWidth();
+  uint64_t bits =
+      static_cast<uint64_t>(static_cast<int64_t>(v)) & ((uint64_t(1) << w) - 1);
+  if (w == 1)
+    return static_cast<double>(bits);
+  // Two's complement: the top bit of the width is the sign.
+  int64_t wrapped = bits >= (uint64_t(1) << (w - 1))
+                        ? static_cast<int64_t>(bits) - (int64_t(1) << w)
+                        : static_cast<int64_t>(bits);
+  return static_cast<double>(wrapped);
+}
+
+/// The signed value of an integer operand: i1 true is -1.
+static double asSigned(double v, Type type) {
+  return type.isInteger(1) && v != 0 ? -1.0 : v;
+}
+
+/// The result of op `e` on the operand values `x`, before rounding to its
+/// type; nullopt for ops it does not know.
+static std::optional<double> evalOp(Expr *e, ArrayRef<double> x) {
   StringRef name = e->opName->getStringRef();
   auto is = [&](auto opTag) {
     return name == decltype(opTag)::getOperationName();
   };
+  Type operandType = e->operands.empty() ? Type() : e->operands[0]->type;
   if (is(arith::AddFOp()) || is(arith::AddIOp()))
     return x[0] + x[1];
   if (is(arith::SubFOp()) || is(arith::SubIOp()))
@@ -382,18 +389,30 @@ std::optional<double> Evaluator::eval(Expr *e, ArrayRef<int64_t> point) {
     return x[0] / x[1];
   if (is(arith::NegFOp()))
     return -x[0];
-  if (is(arith::MaximumFOp()) || is(arith::MaxNumFOp()))
-    return std::max(x[0], x[1]);
-  if (is(arith::MinimumFOp()) || is(arith::MinNumFOp()))
-    return std::min(x[0], x[1]);
-  if (is(arith::ExtFOp()) || is(arith::TruncFOp()) || is(arith::SIToFPOp()) ||
-      is(arith::IndexCastOp()) || is(arith::ExtSIOp()))
+  // maximumf/minimumf propagate NaN; maxnumf/minnumf return the other
+  // operand (std::max and std::min do neither consistently).
+  bool isMaximum = is(arith::MaximumFOp()), isMinimum = is(arith::MinimumFOp());
+  if (isMaximum || isMinimum || is(arith::MaxNumFOp()) ||
+      is(arith::MinNumFOp())) {
+    bool nan0 = std::isnan(x[0]), nan1 = std::isnan(x[1]);
+    if (nan0 || nan1) {
+      if (isMaximum || isMinimum || (nan0 && nan1))
+        return std::numeric_limits<double>::quiet_NaN();
+      return nan0 ? x[1] : x[0];
+    }
+    bool max = isMaximum || is(arith::MaxNumFOp());
+    return max ? std::max(x[0], x[1]) : std::min(x[0], x[1]);
+  }
+  if (is(arith::ExtFOp()) || is(arith::TruncFOp()))
     return x[0];
+  // Signed conversions (index_cast too) read i1 true as -1.
+  if (is(arith::SIToFPOp()) || is(arith::ExtSIOp()) || is(arith::IndexCastOp()))
+    return asSigned(x[0], operandType);
   if (is(arith::UIToFPOp()) || is(arith::ExtUIOp()) ||
       is(arith::IndexCastUIOp())) {
-    if (x[0] < 0 && !e->operands[0]->type.isInteger(1))
+    if (x[0] < 0)
       return std::nullopt;
-    return x[0] < 0 ? 1.0 : x[0]; // i1 true may be stored as -1
+    return x[0];
   }
   if (is(arith::AndIOp()))
     return static_cast<double>(static_cast<int64_t>(x[0]) &
@@ -401,10 +420,9 @@ std::optional<double> Evaluator::eval(Expr *e, ArrayRef<int64_t> point) {
   if (is(arith::OrIOp()))
     return static_cast<double>(static_cast<int64_t>(x[0]) |
                                static_cast<int64_t>(x[1]));
-  if (is(arith::XOrIOp())) {
-    int64_t r = static_cast<int64_t>(x[0]) ^ static_cast<int64_t>(x[1]);
-    return static_cast<double>(e->type.isInteger(1) ? (r & 1) : r);
-  }
+  if (is(arith::XOrIOp()))
+    return static_cast<double>(static_cast<int64_t>(x[0]) ^
+                               static_cast<int64_t>(x[1]));
   if (is(arith::SelectOp()))
     return x[0] != 0 ? x[1] : x[2];
   if (is(arith::CmpFOp())) {
@@ -457,6 +475,10 @@ std::optional<double> Evaluator::eval(Expr *e, ArrayRef<int64_t> point) {
         pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
     if (isUnsigned && (a < 0 || b < 0))
       return std::nullopt;
+    if (!isUnsigned) {
+      a = asSigned(a, operandType);
+      b = asSigned(b, operandType);
+    }
     switch (pred) {
     case P::eq:
       return a == b;
@@ -477,6 +499,44 @@ std::optional<double> Evaluator::eval(Expr *e, ArrayRef<int64_t> point) {
     }
   }
   return std::nullopt;
+}
+
+std::optional<double> Evaluator::eval(Expr *e, ArrayRef<int64_t> point) {
+  switch (e->kind) {
+  case ExprKind::Const:
+    if (auto f = e->getConstFloat())
+      return *f;
+    if (auto i = e->getConstInt())
+      return static_cast<double>(*i);
+    return std::nullopt;
+  case ExprKind::Index:
+    return static_cast<double>(indexAt(space, e->dim, point));
+  case ExprKind::Leaf: {
+    const std::vector<double> *values = leafValues(e);
+    if (!values)
+      return std::nullopt;
+    auto type = cast<RankedTensorType>(e->tensor.getType());
+    int64_t flat = 0;
+    for (auto [size, r] : llvm::zip(type.getShape(), e->map))
+      flat = flat * size + (r.isUnit() ? 0 : indexAt(space, r, point));
+    return (*values)[flat];
+  }
+  case ExprKind::Op:
+    break;
+  default:
+    return std::nullopt;
+  }
+  SmallVector<double, 3> x;
+  for (Expr *o : e->operands) {
+    std::optional<double> v = eval(o, point);
+    if (!v)
+      return std::nullopt;
+    x.push_back(*v);
+  }
+  std::optional<double> r = evalOp(e, x);
+  if (!r)
+    return std::nullopt;
+  return roundToType(*r, e->type);
 }
 
 //===----------------------------------------------------------------------===//
@@ -512,8 +572,12 @@ static std::optional<Linear> linearOf(Expr *e, int qDim, int kDim) {
   auto operand = [&](int i) { return linearOf(e->operands[i], qDim, kDim); };
   if (name == arith::IndexCastOp::getOperationName() ||
       name == arith::ExtSIOp::getOperationName() ||
-      name == arith::SIToFPOp::getOperationName())
+      name == arith::SIToFPOp::getOperationName()) {
+    // Signed, an i1 true would be -1: not worth a case.
+    if (e->operands[0]->type.isInteger(1))
+      return std::nullopt;
     return operand(0);
+  }
   if (name == arith::IndexCastUIOp::getOperationName() ||
       name == arith::ExtUIOp::getOperationName() ||
       name == arith::UIToFPOp::getOperationName()) {
