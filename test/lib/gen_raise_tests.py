@@ -63,8 +63,10 @@ def amap(n, results):
 class Func:
     """One kernel: its text and the random inputs main passes to it."""
 
-    def __init__(self, name, args, result, body):
+    def __init__(self, name, args, result, body, ir=()):
         self.name, self.args, self.result, self.body = name, args, result, body
+        # FileCheck lines (prefix IR) on the raised function.
+        self.ir = list(ir)
 
     def text(self):
         sig = ", ".join(f"%{n}: {t}" for n, t, _ in self.args)
@@ -816,6 +818,217 @@ def k_latent_queries():
 
 
 # ---------------------------------------------------------------------------
+# Mask ops: the evaluator of constant masks, op by op
+# ---------------------------------------------------------------------------
+
+# Each case computes, from the indices, a mask that is exactly top-left
+# causal (key j visible from query i iff j <= i) under MLIR's semantics of
+# its ops, as %vis (true: visible) or %hide (true: hidden). The kernel
+# defines %i, %j (index), %ii, %ji (i32), %fi, %fj (f32), %d = fj - fi,
+# %future = j > i, %nan, %zf, %one, %true and %false. An evaluator that
+# gets an op wrong raises another mask (the outputs differ from the
+# unfused graph) or none (the IR check fails).
+PRED_F = [  # (predicate, lhs, rhs) with pred(lhs, rhs) <=> j <= i
+    ("ole", "%fj", "%fi"), ("ule", "%fj", "%fi"),
+    ("olt", "%fj", "%fi1"), ("ult", "%fj", "%fi1"),
+    ("oge", "%fi", "%fj"), ("uge", "%fi", "%fj"),
+    ("ogt", "%fi1", "%fj"), ("ugt", "%fi1", "%fj")]
+PRED_I = [
+    ("sle", "%j", "%i"), ("ule", "%j", "%i"),
+    ("slt", "%j", "%i1"), ("ult", "%j", "%i1"),
+    ("sge", "%i", "%j"), ("uge", "%i", "%j"),
+    ("sgt", "%i1", "%j"), ("ugt", "%i1", "%j")]
+
+
+def mask_op_cases():
+    """(name, lines) per case."""
+    cases = []
+    for p, a, b in PRED_F:
+        # Directly on the indices (the causal-predicate matcher), and
+        # through a select (the point-by-point evaluator).
+        cases.append((f"cmpf_{p}", f"    %vis = arith.cmpf {p}, {a}, {b} : f32\n"))
+        cases.append((f"cmpf_{p}_evaluated",
+                      f"    %v0 = arith.cmpf {p}, {a}, {b} : f32\n"
+                      "    %vis = arith.select %v0, %true, %false : i1\n"))
+    for p, a, b in PRED_I:
+        cases.append((f"cmpi_{p}", f"    %vis = arith.cmpi {p}, {a}, {b} : index\n"))
+        cases.append((f"cmpi_{p}_evaluated",
+                      f"    %v0 = arith.cmpi {p}, {a}, {b} : index\n"
+                      "    %vis = arith.select %v0, %true, %false : i1\n"))
+    cases += [
+        ("cmpi_eq", "    %s0 = arith.select %future, %i1, %i : index\n"
+                    "    %vis = arith.cmpi eq, %s0, %i : index\n"),
+        ("cmpi_ne", "    %s0 = arith.select %future, %i1, %i : index\n"
+                    "    %hide = arith.cmpi ne, %s0, %i : index\n"),
+        ("cmpf_oeq", "    %m = arith.maxnumf %d, %zf : f32\n"
+                     "    %vis = arith.cmpf oeq, %m, %zf : f32\n"),
+        ("cmpf_ueq", "    %m = arith.maxnumf %d, %zf : f32\n"
+                     "    %vis = arith.cmpf ueq, %m, %zf : f32\n"),
+        ("cmpf_one", "    %m = arith.maximumf %d, %zf : f32\n"
+                     "    %hide = arith.cmpf one, %m, %zf : f32\n"),
+        ("cmpf_une", "    %m = arith.maximumf %d, %zf : f32\n"
+                     "    %hide = arith.cmpf une, %m, %zf : f32\n"),
+        # 0 / 0 is NaN at the future keys.
+        ("cmpf_ord", "    %den = arith.select %future, %zf, %one : f32\n"
+                     "    %n = arith.divf %zf, %den : f32\n"
+                     "    %vis = arith.cmpf ord, %n, %n : f32\n"),
+        ("cmpf_uno", "    %den = arith.select %future, %zf, %one : f32\n"
+                     "    %n = arith.divf %zf, %den : f32\n"
+                     "    %hide = arith.cmpf uno, %n, %n : f32\n"),
+        ("cmpf_true", "    %t0 = arith.cmpf true, %fi, %fj : f32\n"
+                      "    %v0 = arith.cmpi sle, %j, %i : index\n"
+                      "    %vis = arith.select %t0, %v0, %false : i1\n"),
+        ("cmpf_false", "    %f0 = arith.cmpf false, %fi, %fj : f32\n"
+                       "    %v0 = arith.cmpi sle, %j, %i : index\n"
+                       "    %vis = arith.select %f0, %false, %v0 : i1\n"),
+        # NaN at the future keys: maximumf/minimumf return it, maxnumf and
+        # minnumf the other operand.
+        ("maximumf_nan", "    %u = arith.select %future, %nan, %one : f32\n"
+                         "    %m = arith.maximumf %zf, %u : f32\n"
+                         "    %vis = arith.cmpf ord, %m, %m : f32\n"),
+        ("minimumf_nan", "    %u = arith.select %future, %nan, %one : f32\n"
+                         "    %m = arith.minimumf %zf, %u : f32\n"
+                         "    %vis = arith.cmpf ord, %m, %m : f32\n"),
+        ("maxnumf_nan", "    %u = arith.select %future, %nan, %one : f32\n"
+                        "    %m = arith.maxnumf %u, %zf : f32\n"
+                        "    %vis = arith.cmpf une, %m, %zf : f32\n"),
+        ("minnumf_nan", "    %two = arith.constant 2.0 : f32\n"
+                        "    %u = arith.select %future, %nan, %one : f32\n"
+                        "    %m = arith.minnumf %u, %two : f32\n"
+                        "    %hide = arith.cmpf oeq, %m, %two : f32\n"),
+        ("negf", "    %n = arith.negf %d : f32\n"
+                 "    %vis = arith.cmpf oge, %n, %zf : f32\n"),
+        ("divf", "    %c4 = arith.constant 4.0 : f32\n"
+                 "    %qt = arith.divf %d, %c4 : f32\n"
+                 "    %vis = arith.cmpf ole, %qt, %zf : f32\n"),
+        ("muli", "    %c3 = arith.constant 3 : i32\n"
+                 "    %dj = arith.subi %ji, %ii : i32\n"
+                 "    %m = arith.muli %dj, %c3 : i32\n"
+                 "    %c0 = arith.constant 0 : i32\n"
+                 "    %vis = arith.cmpi sle, %m, %c0 : i32\n"),
+        ("andi", "    %c6 = arith.constant 6 : i32\n"
+                 "    %c4 = arith.constant 4 : i32\n"
+                 "    %c2 = arith.constant 2 : i32\n"
+                 "    %c0 = arith.constant 0 : i32\n"
+                 "    %s0 = arith.select %future, %c6, %c4 : i32\n"
+                 "    %a0 = arith.andi %s0, %c2 : i32\n"
+                 "    %vis = arith.cmpi eq, %a0, %c0 : i32\n"),
+        ("ori", "    %c1 = arith.constant 1 : i32\n"
+                "    %c2 = arith.constant 2 : i32\n"
+                "    %c0 = arith.constant 0 : i32\n"
+                "    %s0 = arith.select %future, %c1, %c0 : i32\n"
+                "    %o0 = arith.ori %s0, %c2 : i32\n"
+                "    %vis = arith.cmpi eq, %o0, %c2 : i32\n"),
+        ("xori", "    %c3 = arith.constant 3 : i32\n"
+                 "    %c5 = arith.constant 5 : i32\n"
+                 "    %c0 = arith.constant 0 : i32\n"
+                 "    %s0 = arith.select %future, %c3, %c5 : i32\n"
+                 "    %x0 = arith.xori %s0, %c5 : i32\n"
+                 "    %vis = arith.cmpi eq, %x0, %c0 : i32\n"),
+        ("andi_i1", "    %v0 = arith.cmpi sle, %j, %i : index\n"
+                    "    %v1 = arith.select %v0, %true, %false : i1\n"
+                    "    %vis = arith.andi %v1, %true : i1\n"),
+        ("ori_i1", "    %v0 = arith.cmpi sgt, %j, %i : index\n"
+                   "    %v1 = arith.select %v0, %true, %false : i1\n"
+                   "    %hide = arith.ori %v1, %false : i1\n"),
+        # Signed conversions read i1 true as -1; unsigned ones as 1.
+        ("extsi_i1", "    %e = arith.extsi %future : i1 to i32\n"
+                     "    %c0 = arith.constant 0 : i32\n"
+                     "    %hide = arith.cmpi slt, %e, %c0 : i32\n"),
+        ("extui_i1", "    %e = arith.extui %future : i1 to i32\n"
+                     "    %c1 = arith.constant 1 : i32\n"
+                     "    %hide = arith.cmpi eq, %e, %c1 : i32\n"),
+        ("uitofp_i1", "    %e = arith.uitofp %future : i1 to f32\n"
+                      "    %hide = arith.cmpf oeq, %e, %one : f32\n"),
+        ("sitofp_i1", "    %e = arith.sitofp %future : i1 to f32\n"
+                      "    %m1 = arith.constant -1.0 : f32\n"
+                      "    %hide = arith.cmpf oeq, %e, %m1 : f32\n"),
+        ("index_cast_i1", "    %e = arith.index_cast %future : i1 to index\n"
+                          "    %c0 = arith.constant 0 : index\n"
+                          "    %hide = arith.cmpi slt, %e, %c0 : index\n"),
+        ("index_castui_i1", "    %e = arith.index_castui %future : i1 to index\n"
+                            "    %c1 = arith.constant 1 : index\n"
+                            "    %hide = arith.cmpi eq, %e, %c1 : index\n"),
+        ("cmpi_slt_i1", "    %v0 = arith.select %future, %true, %false : i1\n"
+                        "    %hide = arith.cmpi slt, %v0, %false : i1\n"),
+        # Integer results wrap: 127 + 1 is -128 in i8.
+        ("addi_i8_wraps", "    %c127 = arith.constant 127 : i8\n"
+                          "    %c0 = arith.constant 0 : i8\n"
+                          "    %c1 = arith.constant 1 : i8\n"
+                          "    %s0 = arith.select %future, %c127, %c0 : i8\n"
+                          "    %a0 = arith.addi %s0, %c1 : i8\n"
+                          "    %vis = arith.cmpi sgt, %a0, %c0 : i8\n"),
+        ("addi_i1_wraps", "    %v0 = arith.cmpi ugt, %j, %i : index\n"
+                          "    %vis = arith.addi %v0, %true : i1\n"),
+        # Float results round to their type: 1e-9 is 0 in f16, and
+        # 0.5 + 1e8 is 1e8 in f32.
+        ("truncf_rounds", "    %tiny = arith.constant 1.0e-09 : f32\n"
+                          "    %s0 = arith.select %future, %one, %tiny : f32\n"
+                          "    %h = arith.truncf %s0 : f32 to f16\n"
+                          "    %h0 = arith.constant 0.0 : f16\n"
+                          "    %vis = arith.cmpf oeq, %h, %h0 : f16\n"),
+        ("addf_rounds", "    %half = arith.constant 0.5 : f32\n"
+                        "    %c16 = arith.constant 16.0 : f32\n"
+                        "    %big = arith.constant 1.0e+08 : f32\n"
+                        "    %s0 = arith.select %future, %c16, %half : f32\n"
+                        "    %a0 = arith.addf %s0, %big : f32\n"
+                        "    %a1 = arith.subf %a0, %big : f32\n"
+                        "    %vis = arith.cmpf oeq, %a1, %zf : f32\n"),
+    ]
+    return cases
+
+
+def mask_op_kernel(idx, name, lines):
+    # The same inputs for every case (the file holds them once).
+    own = np.random.RandomState(5000)
+    shape = (B, H, LQ, LK)
+    vis = "%vis" if "%vis =" in lines else None
+    pick = ("    %r = arith.select %vis, %a, %ninf : f32\n" if vis else
+            "    %r = arith.select %hide, %ninf, %a : f32\n")
+    steps = elementwise("x", [("s", ty(shape), None)], shape,
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        "    %nan = arith.constant 0x7FC00000 : f32\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %zf = arith.constant 0.0 : f32\n"
+                        "    %one = arith.constant 1.0 : f32\n"
+                        "    %true = arith.constant true\n"
+                        "    %false = arith.constant false\n"
+                        "    %ic1 = arith.constant 1 : index\n"
+                        "    %i = linalg.index 2 : index\n"
+                        "    %j = linalg.index 3 : index\n"
+                        "    %i1 = arith.addi %i, %ic1 : index\n"
+                        "    %ii = arith.index_castui %i : index to i32\n"
+                        "    %ji = arith.index_castui %j : index to i32\n"
+                        "    %fi = arith.uitofp %ii : i32 to f32\n"
+                        "    %fj = arith.uitofp %ji : i32 to f32\n"
+                        "    %fi1 = arith.addf %fi, %one : f32\n"
+                        "    %d = arith.subf %fj, %fi : f32\n"
+                        "    %future = arith.cmpi ugt, %j, %i : index\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        + lines + pick +
+                        "    linalg.yield %r : f32\n")
+    body = qk_generic4("s", "q", "k") + steps
+    body += softmax_named("p", "x", shape)
+    body += pv_generic4("o", "p", "v")
+    body += f"  return %o : {ty((B, H, LQ, DV))}\n"
+    fname = f"mask_{name}"
+    return Func(fname, [
+        ("q", ty((B, H, LQ, D)), own.standard_normal((B, H, LQ, D)).astype(np.float32)),
+        ("k", ty((B, H, LK, D)), own.standard_normal((B, H, LK, D)).astype(np.float32)),
+        ("v", ty((B, H, LK, DV)), own.standard_normal((B, H, LK, DV)).astype(np.float32))],
+        ty((B, H, LQ, DV)), body,
+        ir=[f"// IR-LABEL: func @{fname}(",
+            "// IR-NOT: linalg.generic",
+            "// IR: attn.attention ins({{[^)]*}}) outs({{[^)]*}}) "
+            "scale = 0.353553385 causal = top_left ->"])
+
+
+def mask_op_kernels():
+    return [lambda i=i, n=n, l=l: mask_op_kernel(i, n, l)
+            for i, (n, l) in enumerate(mask_op_cases())]
+
+
+# ---------------------------------------------------------------------------
 # Reduced precision
 # ---------------------------------------------------------------------------
 
@@ -1105,6 +1318,9 @@ FAMILIES = {
     "tosa-f16": ("in TOSA with f16 tensors",
                  [k_tosa_f16],
                  "--rtol 1e-2 --atol 1e-2 --lower-first=" + TOSA_TO_LINALG),
+    "mask-ops": ("with masks built by one op each, every one top-left "
+                 "causal (the\n// second RUN line checks the raised op)",
+                 mask_op_kernels(), "--rtol 1e-4 --atol 1e-5"),
 }
 
 
@@ -1112,8 +1328,11 @@ def render(family, description, kernels, tolerance):
     funcs = [k() for k in kernels]
     out = [f"// RUN: %raise-compare %s --expect-raised {len(funcs)} {tolerance}"
            f" | FileCheck %s",
-           f"// CHECK: OK: {len(funcs)} raised",
-           "",
+           f"// CHECK: OK: {len(funcs)} raised"]
+    if any(f.ir for f in funcs):
+        out.append("// RUN: attn-opt %s --attn-raise | FileCheck %s "
+                   "--check-prefix=IR")
+    out += ["",
            f"// Unfused attention, {description}: each function is one form",
            "// --attn-raise must recognize; @main runs all of them on random",
            "// inputs and raise_compare.py checks that raising changes no",
@@ -1122,15 +1341,21 @@ def render(family, description, kernels, tolerance):
            "func.func private @printMemrefF32(tensor<*xf32>)",
            ""]
     for f in funcs:
+        out += f.ir
         out.append(f.text())
     out.append("func.func @main() {")
+    # Kernels given the same inputs share their constants.
+    defined = {}
     for n, f in enumerate(funcs):
         names = []
         for an, at, data in f.args:
             elt = at.split("x")[-1].rstrip(">")
-            name = f"%{f.name}_{an}"
-            out.append(f"  {name} = arith.constant {dense(data, elt)}")
-            names.append(name)
+            key = (at, np.asarray(data).tobytes())
+            if key not in defined:
+                defined[key] = f"%{f.name}_{an}"
+                out.append(f"  {defined[key]} = arith.constant "
+                           f"{dense(data, elt)}")
+            names.append(defined[key])
         out.append(f"  %r{n} = call @{f.name}({', '.join(names)}) : "
                    f"({', '.join(t for _, t, _ in f.args)}) -> {f.result}")
         res_elt = f.result.split("x")[-1].rstrip(">")

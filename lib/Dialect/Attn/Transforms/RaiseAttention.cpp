@@ -469,6 +469,10 @@ Status Analysis::resolveMasks(ScoreForm &form, Evaluator &ev) {
   // Causal predicates become the attribute; the rest the boolean mask.
   std::optional<int64_t> causalOffset;
   auto takeCausal = [&](int64_t offset) {
+    // A diagonal at or past the last key hides nothing (e.g. a conjunct
+    // that is constant true): no mask at all.
+    if (!ShapedType::isDynamic(space.lk) && offset >= space.lk - 1)
+      return true;
     if (causalOffset && *causalOffset != offset)
       return false;
     causalOffset = offset;
