@@ -1291,6 +1291,135 @@ def k_tosa_f16():
 TOSA_TO_LINALG = ("'builtin.module(func.func(tosa-to-linalg-named,"
                   "tosa-to-linalg,tosa-to-arith,tosa-to-tensor))'")
 
+# TOSA builds masks from constant tables (it has no iota); each case maps
+# a TOSA op to its arith form for the evaluator. As above, each mask is
+# top-left causal under the ops' semantics (TOSA's cast of a bool gives 1).
+def tosa_mask_op_cases():
+    """(name, build) per case: build(t, ss) returns ("vis"|"hide"|"term",
+    value) for the select or the additive term."""
+    shape = (1, LQ, LK)
+    fut = np.arange(LK)[None, None, :] > np.arange(LQ)[None, :, None]
+
+    def table(t, arr, elt):
+        c = t.fresh()
+        t.op(f'{c} = "tosa.const"() <{{values = {dense(arr, elt)}}}> : () -> '
+             f'{ty(shape, elt)}')
+        return c
+
+    def cmp(name, arr, elt, value):
+        def build(t):
+            a = table(t, arr.astype(np.float32 if elt == "f32" else np.int32)
+                      if elt != "i1" else arr, elt)
+            b = t.const(value, (1, 1, 1), elt)
+            r = t.fresh()
+            t.op(f"{r} = tosa.{name} {a}, {b} : ({ty(shape, elt)}, "
+                 f"{ty((1, 1, 1), elt)}) -> {ty(shape, 'i1')}")
+            return r
+        return build
+
+    def simple(name, arr, elt, value, out_elt):
+        def build(t):
+            a = table(t, arr, elt)
+            b = t.const(value, (1, 1, 1), elt)
+            r = t.fresh()
+            t.op(f"{r} = tosa.{name} {a}, {b} : ({ty(shape, elt)}, "
+                 f"{ty((1, 1, 1), elt)}) -> {ty(shape, out_elt)}")
+            return r
+        return build
+
+    def cast_then_scale(arr, elt):
+        def build(t):
+            a = table(t, arr, elt)
+            f = t.fresh()
+            t.op(f"{f} = tosa.cast {a} : ({ty(shape, elt)}) -> {ty(shape)}")
+            big = t.const("-10000.0", (1, 1, 1))
+            return t.binary("mul", f, shape, big, (1, 1, 1), shape)
+        return build
+
+    def negate(t):
+        a = table(t, np.where(fut, 10000.0, 0.0).astype(np.float32), "f32")
+        zp = t.const("0.0", (1,))
+        r = t.fresh()
+        t.op(f"{r} = tosa.negate {a}, {zp}, {zp} : ({ty(shape)}, "
+             f"{ty((1,))}, {ty((1,))}) -> {ty(shape)}")
+        return r
+
+    def logical_not(t):
+        a = table(t, fut, "i1")
+        r = t.fresh()
+        t.op(f"{r} = tosa.logical_not {a} : ({ty(shape, 'i1')}) -> "
+             f"{ty(shape, 'i1')}")
+        return r
+
+    def reciprocal(t):
+        a = table(t, fut.astype(np.float32), "f32")
+        c = t.const("-1.0e-04", (1, 1, 1))
+        r = t.unary("reciprocal", c, (1, 1, 1))
+        return t.binary("mul", a, shape, r, (1, 1, 1), shape)
+
+    def sub(t):
+        z = t.const("0.0", (1, 1, 1))
+        a = table(t, np.where(fut, 10000.0, 0.0).astype(np.float32), "f32")
+        return t.binary("sub", z, (1, 1, 1), a, shape, shape)
+
+    pen = np.where(fut, -10000.0, 0.0).astype(np.float32)
+    return [
+        ("greater_f32", "vis", cmp("greater", ~fut, "f32", "0.0")),
+        ("greater_i32", "vis", cmp("greater", ~fut, "i32", "0")),
+        ("greater_equal_f32", "vis", cmp("greater_equal", ~fut, "f32", "1.0")),
+        ("greater_equal_i32", "vis", cmp("greater_equal", ~fut, "i32", "1")),
+        ("equal_f32", "vis", cmp("equal", fut, "f32", "0.0")),
+        ("equal_i32", "vis", cmp("equal", fut, "i32", "0")),
+        ("logical_and", "vis", simple("logical_and", ~fut, "i1", "true", "i1")),
+        ("logical_or", "hide", simple("logical_or", fut, "i1", "false", "i1")),
+        ("logical_not", "vis", logical_not),
+        ("maximum", "term", simple("maximum", pen, "f32", "-20000.0", "f32")),
+        ("minimum", "term", simple("minimum", pen, "f32", "0.0", "f32")),
+        ("negate", "term", negate),
+        ("cast_bool", "term", cast_then_scale(fut, "i1")),
+        ("cast_i32", "term", cast_then_scale(fut.astype(np.int32), "i32")),
+        ("reciprocal", "term", reciprocal),
+        ("sub", "term", sub),
+    ]
+
+
+def tosa_mask_op_kernel(name, kind, build):
+    own = np.random.RandomState(6000)
+    bh = B * H
+    s3 = (bh, LQ, LK)
+    t = Tosa()
+    kt = t.transpose("%k", (bh, LK, D), (0, 2, 1))
+    s = t.matmul("%q", (bh, LQ, D), kt, (bh, D, LK), s3)
+    c = t.const("0.353553385", (1, 1, 1))
+    ss = t.binary("mul", s, s3, c, (1, 1, 1), s3)
+    m = build(t)
+    if kind == "term":
+        x = t.binary("add", ss, s3, m, (1, LQ, LK), s3)
+    else:
+        fill = t.const(NEG_INF, (1, 1, 1))
+        x = t.fresh()
+        a, b = (ss, fill) if kind == "vis" else (fill, ss)
+        at, bt = (s3, (1, 1, 1)) if kind == "vis" else ((1, 1, 1), s3)
+        t.op(f"{x} = tosa.select {m}, {a}, {b} : ({ty((1, LQ, LK), 'i1')}, "
+             f"{ty(at)}, {ty(bt)}) -> {ty(s3)}")
+    p = t.softmax(x, s3)
+    o = t.matmul(p, s3, "%v", (bh, LK, DV), (bh, LQ, DV))
+    fname = f"tosa_mask_{name}"
+    return Func(fname, [
+        ("q", ty((bh, LQ, D)), own.standard_normal((bh, LQ, D)).astype(np.float32)),
+        ("k", ty((bh, LK, D)), own.standard_normal((bh, LK, D)).astype(np.float32)),
+        ("v", ty((bh, LK, DV)), own.standard_normal((bh, LK, DV)).astype(np.float32))],
+        ty((bh, LQ, DV)), t.body(o, ty((bh, LQ, DV))),
+        ir=[f"// IR-LABEL: func @{fname}(",
+            "// IR: attn.attention ins({{[^)]*}}) outs({{[^)]*}}) "
+            "scale = 0.353553385 causal = top_left ->"])
+
+
+def tosa_mask_op_kernels():
+    return [lambda n=n, k=k, b=b: tosa_mask_op_kernel(n, k, b)
+            for n, k, b in tosa_mask_op_cases()]
+
+
 FAMILIES = {
     "linalg": ("matmuls and softmax forms in linalg on tensors",
                [k_generic4, k_bmm_softmax, k_matmul_recip, k_bmm_maps_reduce,
@@ -1321,6 +1450,11 @@ FAMILIES = {
     "mask-ops": ("with masks built by one op each, every one top-left "
                  "causal (the\n// second RUN line checks the raised op)",
                  mask_op_kernels(), "--rtol 1e-4 --atol 1e-5"),
+    "tosa-mask-ops": ("in TOSA, with masks built by one op each from "
+                      "constant tables, every\n// one top-left causal (the "
+                      "second RUN line checks the raised op)",
+                      tosa_mask_op_kernels(),
+                      "--rtol 1e-4 --atol 1e-5 --lower-first=" + TOSA_TO_LINALG),
 }
 
 
