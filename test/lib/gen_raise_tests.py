@@ -539,16 +539,84 @@ def k_causal_buffer_penalty():
              "    %t = arith.mulf %inv, %big : f32\n")
 
 
-def own_masked_kernel(name, seed, steps):
-    """masked_kernel with inputs from its own random state, so that adding
-    it leaves the other kernels' inputs as they were."""
+def own_masked_kernel(name, seed, steps, args=(), ir=()):
+    """masked_kernel with q, k and v from its own random state, so that
+    adding it leaves the other kernels' inputs as they were; `args`: more
+    inputs (name, type, data)."""
     own = np.random.RandomState(seed)
     state = rng.get_state()
-    f = masked_kernel(name, steps, [])
+    f = masked_kernel(name, steps, list(args))
     rng.set_state(state)
-    f.args = [(n, t, own.standard_normal(a.shape).astype(np.float32))
-              for n, t, a in f.args]
+    f.args = [(n, t, own.standard_normal(a.shape).astype(np.float32)
+               if n in ("q", "k", "v") else a) for n, t, a in f.args]
+    f.ir = list(ir)
     return f
+
+
+def k_sliding_window_padding():
+    """Sliding-window attention (Mistral, Gemma's local layers): causal
+    and the last W = 3 keys, with a key-padding mask. The causal part
+    becomes the attribute; the window and the padding one mask, computed
+    from the indices and the input."""
+    steps = elementwise("x", [("s", ty(S4), None),
+                              ("mask", ty((B, LK), "i1"), amap(4, ["a", "d"]))],
+                        S4,
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %w = arith.constant 3 : index\n"
+                        "    %i = linalg.index 2 : index\n"
+                        "    %j = linalg.index 3 : index\n"
+                        "    %causal = arith.cmpi ule, %j, %i : index\n"
+                        "    %jw = arith.addi %j, %w : index\n"
+                        "    %inwin = arith.cmpi ugt, %jw, %i : index\n"
+                        "    %v0 = arith.andi %causal, %inwin : i1\n"
+                        "    %vis = arith.andi %v0, %in1 : i1\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        "    %r = arith.select %vis, %a, %ninf : f32\n"
+                        "    linalg.yield %r : f32\n")
+    return own_masked_kernel(
+        "sliding_window_padding", 79, steps,
+        [("mask", ty((B, LK), "i1"), padding(pad=(3, 5)))],
+        ir=["// IR-LABEL: func @sliding_window_padding(",
+            "// IR: attn.attention ins({{[^)]*}}) mask(%{{.*}} : "
+            f"{ty((B, 1, LQ, LK), 'i1')}) outs({{{{[^)]*}}}}) "
+            "scale = 0.353553385 causal = top_left ->"])
+
+
+def k_alibi_padding_bias():
+    """ALiBi (BLOOM, MPT): a per-head slope times the key's distance,
+    added before the scale (so the op's bias carries it scaled), plus an
+    additive padding mask after it, and causal: one bias of two terms."""
+    slopes = np.array([0.5, 0.25], dtype=np.float32).reshape(1, H, 1, 1)
+    steps = f"  %slopes = arith.constant {dense(slopes, 'f32')}\n"
+    steps += elementwise("x", [("s", ty(S4), None),
+                               ("slopes", ty((1, H, 1, 1)),
+                                amap(4, ["0", "b", "0", "0"])),
+                               ("pad", ty((B, LK)), amap(4, ["a", "d"]))],
+                         S4,
+                         f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                         "    %c = arith.constant 0.353553385 : f32\n"
+                         "    %i = linalg.index 2 : index\n"
+                         "    %j = linalg.index 3 : index\n"
+                         "    %ii = arith.index_castui %i : index to i32\n"
+                         "    %ji = arith.index_castui %j : index to i32\n"
+                         "    %fi = arith.uitofp %ii : i32 to f32\n"
+                         "    %fj = arith.uitofp %ji : i32 to f32\n"
+                         "    %dist = arith.subf %fj, %fi : f32\n"
+                         "    %alibi = arith.mulf %in1, %dist : f32\n"
+                         "    %b = arith.addf %in0, %alibi : f32\n"
+                         "    %sc = arith.mulf %b, %c : f32\n"
+                         "    %t = arith.addf %sc, %in2 : f32\n"
+                         "    %causal = arith.cmpi ule, %j, %i : index\n"
+                         "    %r = arith.select %causal, %t, %ninf : f32\n"
+                         "    linalg.yield %r : f32\n")
+    pad = np.where(padding(pad=(2, 4)), 0.0, -1e9).astype(np.float32)
+    return own_masked_kernel(
+        "alibi_padding_bias", 80, steps, [("pad", ty((B, LK)), pad)],
+        ir=["// IR-LABEL: func @alibi_padding_bias(",
+            "// IR: attn.attention ins({{[^)]*}}) bias(%{{.*}} : "
+            f"{ty((B, H, LQ, LK))}) outs({{{{[^)]*}}}}) "
+            "scale = 0.353553385 causal = top_left ->"])
 
 
 def k_sitofp_true_is_minus_one():
@@ -1430,7 +1498,8 @@ FAMILIES = {
                k_causal_offset_diagonal, k_causal_constant_top_left,
                k_gpt2_style, k_negated_scores_then_mask,
                k_causal_buffer_penalty, k_sitofp_true_is_minus_one,
-               k_i1_add_wraps],
+               k_i1_add_wraps, k_sliding_window_padding,
+               k_alibi_padding_bias],
               "--rtol 1e-4 --atol 1e-5"),
     "layouts": ("with q/k/v layouts, folded heads and GQA/MQA broadcasts",
                 [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa,

@@ -120,7 +120,11 @@ def AttnRaise : Pass<"attn-raise"> {
       boolean `mask`; predicates on `linalg.index` (iota) and constant
       triangular masks (boolean or additive) that equal a causal mask
       become the `causal` attribute with the matching alignment (another
-      diagonal: `top_left` with a `causal_offset`).
+      diagonal: `top_left` with a `causal_offset`); what else a mask
+      conjoins (a sliding window, a padding mask) becomes one boolean
+      `mask`, and several additive terms (ALiBi and a padding mask) one
+      `bias`, each scaled as the graph scales it. Constant masks are
+      evaluated point by point with each op's semantics.
 
     The rewrite preserves what the program computes up to floating-point
     reassociation, with these documented exceptions:
