@@ -16,7 +16,10 @@ Two kinds of cases, both from one seeded generator:
 * graphs: an unfused attention in linalg on tensors, in the forms
   ``--attn-raise`` accepts (generic or batch_matmul contractions, scalings
   before or after the contraction, additive bias, boolean mask, causal
-  ``linalg.index`` compares, decomposed or named softmax). Each must raise
+  ``linalg.index`` compares, decomposed or named softmax), and for 35%
+  of the generic ones a mask of index arithmetic (mask_grammar.py: random
+  trees of arith ops over the query and key indices, half of them a
+  disguised diagonal), evaluated for the reference under MLIR's semantics. Each must raise
   to exactly one ``attn.attention``; the raised program is then lowered,
   run and compared with the reference computed from the graph's own inputs.
 
@@ -64,6 +67,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attn_check  # noqa: E402
 import gpu_variants  # noqa: E402
 import attn_reference as ref  # noqa: E402
+import mask_grammar  # noqa: E402
 import tosa_graphs  # noqa: E402
 from gen_raise_tests import (amap, contract, dense, elementwise,  # noqa: E402
                              fill, softmax_generic, softmax_named, transpose,
@@ -435,6 +439,11 @@ def random_graph(rng: np.random.Generator) -> dict:
         g["causal"] = (str(rng.choice(["top_left", "bottom_right"]))
                        if generic and rng.random() < 0.4 else None)
         g["seed"] = int(rng.integers(1 << 30))
+        # A mask of index arithmetic for 35% of the generic graphs, drawn
+        # from the graph's own seed: the other draws stay as they were.
+        own = np.random.default_rng([g["seed"], 7])
+        g["mask_expr"] = (mask_grammar.random_mask(own)
+                          if generic and own.random() < 0.35 else None)
         size = g["b"] * g["h"] * max(g["lq"], g["lk"]) * max(
             g["d"], g["dv"], g["lq"], g["lk"])
         if size <= MAX_ELEMS:
@@ -453,6 +462,7 @@ def graph_candidates(g: dict) -> list[dict]:
     variant(bias=False)
     variant(mask=False)
     variant(causal=None)
+    variant(mask_expr=None)
     variant(softmax="generic")
     variant(scale_form="generic")
     variant(form="generic4")
@@ -530,7 +540,9 @@ def emit_graph(g: dict, name: str = "graph", with_main: bool = True
         body += (f"  %ss_c = arith.constant dense<{inv!r}> : {ty(sshape)}\n"
                  f"  %ss = arith.divf %s, %ss_c : {ty(sshape)}\n")
         x = "ss"
-    if four and (bias is not None or mask is not None or g["causal"]):
+    mask_expr = g.get("mask_expr")
+    if four and (bias is not None or mask is not None or g["causal"]
+                 or mask_expr):
         ins = [(x, ty(sshape), None)]
         lines = ["    %ninf = arith.constant 0xFF800000 : f32\n"]
         cur = "%in0"
@@ -557,6 +569,12 @@ def emit_graph(g: dict, name: str = "graph", with_main: bool = True
                              "    %vis = arith.cmpi ule, %jl, %ik : index\n")
             lines.append(f"    %xc = arith.select %vis, {cur}, %ninf : f32\n")
             cur = "%xc"
+        if mask_expr:
+            expr_lines: list = []
+            vis = mask_grammar.emit(mask_expr, expr_lines, {})
+            lines += expr_lines
+            lines.append(f"    %xg = arith.select {vis}, {cur}, %ninf : f32\n")
+            cur = "%xg"
         lines.append(f"    linalg.yield {cur} : f32\n")
         body += elementwise("x", ins, sshape, "".join(lines))
         x = "x"
@@ -596,7 +614,11 @@ def emit_graph(g: dict, name: str = "graph", with_main: bool = True
              "  return", "}", ""]
 
     # The reference: 4-D [B, H, L, D] (one batch dim for bmm3).
-    kw = dict(scale=scale * SELF_CHECK_SCALE, mask=mask,
+    visible = mask
+    if four and mask_expr:
+        table = mask_grammar.visible(mask_expr, lq, lk)
+        visible = table if mask is None else mask & table
+    kw = dict(scale=scale * SELF_CHECK_SCALE, mask=visible,
               bias=None if bias is None else bias.astype(np.float64),
               causal=g["causal"])
     q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
