@@ -100,6 +100,33 @@ func.func @batch_matmul_linalg_softmax(%q: tensor<8x16x64xf32>, %k: tensor<8x32x
 
 // -----
 
+// The scale as a scalar operand of the elementwise generic (ins of a
+// non-tensor value, as some frontends write a broadcast constant).
+// CHECK-LABEL: func @scalar_operand_scale
+// CHECK: attn.attention {{.*}} scale = 1.250000e-01 -> tensor<8x16x64xf32>
+// CHECK-NOT: linalg.generic
+func.func @scalar_operand_scale(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> ()>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %c : tensor<8x16x32xf32>, f32) outs(%es : tensor<8x16x32xf32>) {
+  ^bb0(%a: f32, %f: f32, %out: f32):
+    %m = arith.mulf %a, %f : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
 // No scale at all: scale = 1.0, never an implied 1/sqrt(d).
 // CHECK-LABEL: func @no_scale
 // CHECK: attn.attention {{.*}} scale = 1.000000e+00 -> tensor<8x16x64xf32>
