@@ -260,3 +260,104 @@ func.func @causal_strictly_lower(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%fo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+// Bottom-right causal (Lk - Lq = 2) and a constant mask that hides keys
+// 0 to 2: row 0 sees only those, so it sees none, although the mask alone
+// leaves keys 3 to 5 to every row.
+// CHECK-LABEL: func @causal_bottom_right_and_mask_hidden_row
+// CHECK-NOT: attn.attention
+// CHECK: return
+func.func @causal_bottom_right_and_mask_hidden_row(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<2x8x6xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x6x8xf32>) outs(%ekt : tensor<2x8x6xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<2x4x6xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x6xf32>) outs(%fs : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %m = arith.constant dense<[[false, false, false, true, true, true], [false, false, false, true, true, true], [false, false, false, true, true, true], [false, false, false, true, true, true]]> : tensor<4x6xi1>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %m : tensor<2x4x6xf32>, tensor<4x6xi1>) outs(%es : tensor<2x4x6xf32>) {
+  ^bb0(%a: f32, %keep: i1, %out: f32):
+    %ninf = arith.constant 0xFF800000 : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %two = arith.constant 2 : index
+    %lim = arith.addi %i, %two : index
+    %causal = arith.cmpi ule, %j, %lim : index
+    %vis = arith.andi %causal, %keep : i1
+    %r = arith.select %vis, %a, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x6xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x6xf32>) outs(%es : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %eo = tensor.empty() : tensor<2x4x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @below {{attn-raise: not raised: strict-nan: the mask hides every key of some row}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x6xf32>, tensor<2x6x8xf32>) outs(%fo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Top-left causal and a constant mask that hides keys 1 and 4: key 0
+// stays visible to every row.
+// CHECK-LABEL: func @causal_top_left_and_mask_every_row_visible
+// CHECK: attn.attention {{.*}} mask({{.*}}) outs({{.*}}) scale = 1.000000e+00 causal = top_left
+func.func @causal_top_left_and_mask_every_row_visible(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<2x8x6xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x6x8xf32>) outs(%ekt : tensor<2x8x6xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<2x4x6xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x6xf32>) outs(%fs : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %m = arith.constant dense<[[true, false, true, true, false, true], [true, false, true, true, false, true], [true, false, true, true, false, true], [true, false, true, true, false, true]]> : tensor<4x6xi1>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %m : tensor<2x4x6xf32>, tensor<4x6xi1>) outs(%es : tensor<2x4x6xf32>) {
+  ^bb0(%a: f32, %keep: i1, %out: f32):
+    %ninf = arith.constant 0xFF800000 : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %causal = arith.cmpi ule, %j, %i : index
+    %vis = arith.andi %causal, %keep : i1
+    %r = arith.select %vis, %a, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x6xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x6xf32>) outs(%es : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %eo = tensor.empty() : tensor<2x4x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x6xf32>, tensor<2x6x8xf32>) outs(%fo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Bottom-right causal (Lk - Lq = 2) and a constant mask that hides key 0:
+// row 0 still sees keys 1 and 2 (it would see none with a top-left
+// diagonal).
+// CHECK-LABEL: func @causal_bottom_right_and_mask_every_row_visible
+// CHECK: attn.attention {{.*}} mask({{.*}}) outs({{.*}}) scale = 1.000000e+00 causal = bottom_right
+func.func @causal_bottom_right_and_mask_every_row_visible(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<2x8x6xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x6x8xf32>) outs(%ekt : tensor<2x8x6xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<2x4x6xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x6xf32>) outs(%fs : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %m = arith.constant dense<[[false, true, true, true, true, true], [false, true, true, true, true, true], [false, true, true, true, true, true], [false, true, true, true, true, true]]> : tensor<4x6xi1>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %m : tensor<2x4x6xf32>, tensor<4x6xi1>) outs(%es : tensor<2x4x6xf32>) {
+  ^bb0(%a: f32, %keep: i1, %out: f32):
+    %ninf = arith.constant 0xFF800000 : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %two = arith.constant 2 : index
+    %lim = arith.addi %i, %two : index
+    %causal = arith.cmpi ule, %j, %lim : index
+    %vis = arith.andi %causal, %keep : i1
+    %r = arith.select %vis, %a, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x6xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x6xf32>) outs(%es : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %eo = tensor.empty() : tensor<2x4x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x6xf32>, tensor<2x6x8xf32>) outs(%fo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
