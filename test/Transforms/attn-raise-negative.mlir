@@ -755,8 +755,7 @@ func.func @fp8_scores(%q: tensor<8x16x64xf8E4M3FN>, %k: tensor<8x32x64xf8E4M3FN>
 // -----
 
 // Soft-capping in TOSA (Gemma exported through TOSA): tosa.tanh of the
-// scores, refused as math.tanh is (the remark names the op in its math
-// form, the one the analysis works on).
+// scores, refused as math.tanh is; the remark names the TOSA op.
 func.func @tosa_tanh_softcap(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x4xf32>) -> tensor<2x4x4xf32> {
   %kt = tosa.transpose %k {perms = array<i32: 0, 2, 1>} : (tensor<2x6x8xf32>) -> tensor<2x8x6xf32>
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
@@ -769,7 +768,7 @@ func.func @tosa_tanh_softcap(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: t
   %r = tosa.reciprocal %sm : (tensor<2x4x1xf32>) -> tensor<2x4x1xf32>
   %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
   %p = tosa.mul %e, %r, %shift : (tensor<2x4x6xf32>, tensor<2x4x1xf32>, tensor<1xi8>) -> tensor<2x4x6xf32>
-  // expected-remark @below {{attn-raise: not raised: the scores pass through 'math.tanh', which attn.attention cannot express}}
+  // expected-remark @below {{attn-raise: not raised: the scores pass through 'tosa.tanh', which attn.attention cannot express}}
   %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x4x6xf32>, tensor<2x6x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x4x4xf32>
   return %o : tensor<2x4x4xf32>
 }

@@ -158,6 +158,9 @@ struct Expr {
   Type type;
   SmallVector<Expr *, 3> operands;
   std::optional<OperationName> opName;
+  /// The op it was built from where that is not `opName` (a TOSA op), for
+  /// diagnostics; not part of the expression's identity.
+  std::optional<OperationName> source;
   DictionaryAttr attrs;
   TypedAttr value;
   Value tensor;

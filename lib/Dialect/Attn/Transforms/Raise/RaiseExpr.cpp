@@ -615,8 +615,15 @@ Expr *ExprBuilder::buildUncached(Value v, const DimMap &map) {
   }
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(def))
     return buildLinalg(def, cast<OpResult>(v).getResultNumber(), map);
-  if (isa<tosa::TosaDialect>(def->getDialect()))
-    return buildTosa(def, map);
+  if (isa<tosa::TosaDialect>(def->getDialect())) {
+    Expr *e = buildTosa(def, map);
+    // Remarks name the op the user wrote (tosa.tanh), not its arith or
+    // math form, unless an equal expression was built from another op.
+    if (e && e->kind == ExprKind::Op && !e->source &&
+        *e->opName != def->getName())
+      e->source = def->getName();
+    return e;
+  }
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def))
     return buildReshape(expand.getSrc(), v, expand.getReassociationIndices(),
                         /*expand=*/true, map);

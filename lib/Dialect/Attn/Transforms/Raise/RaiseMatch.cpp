@@ -29,7 +29,8 @@ static std::string fmt(double v) {
 
 static std::string opNameOf(Expr *e) {
   if (e->kind == ExprKind::Op)
-    return "'" + e->opName->getStringRef().str() + "'";
+    return "'" + (e->source ? *e->source : *e->opName).getStringRef().str() +
+           "'";
   switch (e->kind) {
   case ExprKind::RSum:
     return "a row sum";
