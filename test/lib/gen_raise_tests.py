@@ -377,6 +377,16 @@ def padding(lk=LK, pad=(3, 5)):
     return m
 
 
+def padded_scores(shape, lines):
+    """%x from the scores %s (%in0) and a [B, Lk] key-padding mask (%in1):
+    `lines` compute %r, with %ninf and the scale %c defined before them."""
+    return elementwise("x", [("s", ty(shape), None),
+                             ("mask", ty((B, LK), "i1"), amap(4, ["a", "d"]))],
+                       shape,
+                       f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                       "    %c = arith.constant 0.353553385 : f32\n" + lines)
+
+
 def masked_kernel(name, mask_steps, args, softmax="generic", lq=LQ, lk=LK):
     """q.k^T, then `mask_steps` (producing %x from %s), softmax, p.v."""
     body = qk_generic4("s", "q", "k", lq=lq, lk=lk)
@@ -558,22 +568,18 @@ def k_sliding_window_padding():
     and the last W = 3 keys, with a key-padding mask. The causal part
     becomes the attribute; the window and the padding one mask, computed
     from the indices and the input."""
-    steps = elementwise("x", [("s", ty(S4), None),
-                              ("mask", ty((B, LK), "i1"), amap(4, ["a", "d"]))],
-                        S4,
-                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
-                        "    %c = arith.constant 0.353553385 : f32\n"
-                        "    %w = arith.constant 3 : index\n"
-                        "    %i = linalg.index 2 : index\n"
-                        "    %j = linalg.index 3 : index\n"
-                        "    %causal = arith.cmpi ule, %j, %i : index\n"
-                        "    %jw = arith.addi %j, %w : index\n"
-                        "    %inwin = arith.cmpi ugt, %jw, %i : index\n"
-                        "    %v0 = arith.andi %causal, %inwin : i1\n"
-                        "    %vis = arith.andi %v0, %in1 : i1\n"
-                        "    %a = arith.mulf %in0, %c : f32\n"
-                        "    %r = arith.select %vis, %a, %ninf : f32\n"
-                        "    linalg.yield %r : f32\n")
+    steps = padded_scores(S4,
+                          "    %w = arith.constant 3 : index\n"
+                          "    %i = linalg.index 2 : index\n"
+                          "    %j = linalg.index 3 : index\n"
+                          "    %causal = arith.cmpi ule, %j, %i : index\n"
+                          "    %jw = arith.addi %j, %w : index\n"
+                          "    %inwin = arith.cmpi ugt, %jw, %i : index\n"
+                          "    %v0 = arith.andi %causal, %inwin : i1\n"
+                          "    %vis = arith.andi %v0, %in1 : i1\n"
+                          "    %a = arith.mulf %in0, %c : f32\n"
+                          "    %r = arith.select %vis, %a, %ninf : f32\n"
+                          "    linalg.yield %r : f32\n")
     return own_masked_kernel(
         "sliding_window_padding", 79, steps,
         [("mask", ty((B, LK), "i1"), padding(pad=(3, 5)))],
@@ -822,20 +828,16 @@ def k_everything():
     body += (f"  %s = tensor.expand_shape %s3 [[0, 1], [2], [3]] "
              f"output_shape [{B}, {HQ}, {LQ}, {LK}] : {ty((bh, LQ, LK))} into "
              f"{ty(s4)}\n")
-    body += elementwise("x", [("s", ty(s4), None),
-                              ("mask", ty((B, LK), "i1"), amap(4, ["a", "d"]))],
-                        s4,
-                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
-                        "    %c = arith.constant 0.353553385 : f32\n"
-                        "    %i = linalg.index 2 : index\n"
-                        "    %j = linalg.index 3 : index\n"
-                        f"    %off = arith.constant {LK - LQ} : index\n"
-                        "    %lim = arith.addi %i, %off : index\n"
-                        "    %causal = arith.cmpi ule, %j, %lim : index\n"
-                        "    %vis = arith.andi %causal, %in1 : i1\n"
-                        "    %w = arith.select %vis, %in0, %ninf : f32\n"
-                        "    %r = arith.mulf %w, %c : f32\n"
-                        "    linalg.yield %r : f32\n")
+    body += padded_scores(s4,
+                          "    %i = linalg.index 2 : index\n"
+                          "    %j = linalg.index 3 : index\n"
+                          f"    %off = arith.constant {LK - LQ} : index\n"
+                          "    %lim = arith.addi %i, %off : index\n"
+                          "    %causal = arith.cmpi ule, %j, %lim : index\n"
+                          "    %vis = arith.andi %causal, %in1 : i1\n"
+                          "    %w = arith.select %vis, %in0, %ninf : f32\n"
+                          "    %r = arith.mulf %w, %c : f32\n"
+                          "    linalg.yield %r : f32\n")
     body += softmax_named("p", "x", s4)
     body += (f"  %p3 = tensor.collapse_shape %p [[0, 1], [2], [3]] : "
              f"{ty(s4)} into {ty((bh, LQ, LK))}\n")
@@ -864,14 +866,10 @@ def k_latent_queries():
             f"  %qb = linalg.broadcast ins(%q : {ty((H, LQ, D))}) "
             f"outs(%qb_e : {ty((B, H, LQ, D))}) dimensions = [0]\n")
     body += qk_generic4("s", "qb", "k")
-    body += elementwise("x", [("s", ty(S4), None),
-                              ("mask", ty((B, LK), "i1"), amap(4, ["a", "d"]))],
-                        S4,
-                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
-                        "    %c = arith.constant 0.353553385 : f32\n"
-                        "    %a = arith.mulf %in0, %c : f32\n"
-                        "    %r = arith.select %in1, %a, %ninf : f32\n"
-                        "    linalg.yield %r : f32\n")
+    body += padded_scores(S4,
+                          "    %a = arith.mulf %in0, %c : f32\n"
+                          "    %r = arith.select %in1, %a, %ninf : f32\n"
+                          "    linalg.yield %r : f32\n")
     body += softmax_named("p", "x", S4)
     body += pv_generic4("o", "p", "v")
     body += f"  return %o : {ty((B, H, LQ, DV))}\n"
@@ -1374,18 +1372,8 @@ def tosa_mask_op_cases():
              f'{ty(shape, elt)}')
         return c
 
-    def cmp(name, arr, elt, value):
-        def build(t):
-            a = table(t, arr.astype(np.float32 if elt == "f32" else np.int32)
-                      if elt != "i1" else arr, elt)
-            b = t.const(value, (1, 1, 1), elt)
-            r = t.fresh()
-            t.op(f"{r} = tosa.{name} {a}, {b} : ({ty(shape, elt)}, "
-                 f"{ty((1, 1, 1), elt)}) -> {ty(shape, 'i1')}")
-            return r
-        return build
-
     def simple(name, arr, elt, value, out_elt):
+        """tosa.`name` of the table `arr` and the splat `value`."""
         def build(t):
             a = table(t, arr, elt)
             b = t.const(value, (1, 1, 1), elt)
@@ -1431,13 +1419,17 @@ def tosa_mask_op_cases():
         return t.binary("sub", z, (1, 1, 1), a, shape, shape)
 
     pen = np.where(fut, -10000.0, 0.0).astype(np.float32)
+    past_f, past_i = (~fut).astype(np.float32), (~fut).astype(np.int32)
+    fut_f, fut_i = fut.astype(np.float32), fut.astype(np.int32)
     return [
-        ("greater_f32", "vis", cmp("greater", ~fut, "f32", "0.0")),
-        ("greater_i32", "vis", cmp("greater", ~fut, "i32", "0")),
-        ("greater_equal_f32", "vis", cmp("greater_equal", ~fut, "f32", "1.0")),
-        ("greater_equal_i32", "vis", cmp("greater_equal", ~fut, "i32", "1")),
-        ("equal_f32", "vis", cmp("equal", fut, "f32", "0.0")),
-        ("equal_i32", "vis", cmp("equal", fut, "i32", "0")),
+        ("greater_f32", "vis", simple("greater", past_f, "f32", "0.0", "i1")),
+        ("greater_i32", "vis", simple("greater", past_i, "i32", "0", "i1")),
+        ("greater_equal_f32", "vis",
+         simple("greater_equal", past_f, "f32", "1.0", "i1")),
+        ("greater_equal_i32", "vis",
+         simple("greater_equal", past_i, "i32", "1", "i1")),
+        ("equal_f32", "vis", simple("equal", fut_f, "f32", "0.0", "i1")),
+        ("equal_i32", "vis", simple("equal", fut_i, "i32", "0", "i1")),
         ("logical_and", "vis", simple("logical_and", ~fut, "i1", "true", "i1")),
         ("logical_or", "hide", simple("logical_or", fut, "i1", "false", "i1")),
         ("logical_not", "vis", logical_not),
