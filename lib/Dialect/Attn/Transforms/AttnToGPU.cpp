@@ -364,9 +364,10 @@ void AttnToGPUPass::runOnOperation() {
   FailureOr<EmulationFault> parsedFault = parseEmulationFault(emulationFault);
   if (::mlir::failed(parsedFault) ||
       (parsedFault->kind != EmulationFault::Kind::None && !emulate)) {
-    module.emitError("attn-to-gpu: emulation-fault must be empty or "
-                     "<barrier|copy-wait|proxy-fence|mbarrier-wait|wgmma-"
-                     "wait|named-barrier>:<N>, with emulate, got '")
+    module.emitError(
+        "attn-to-gpu: emulation-fault must be empty or "
+        "<barrier|copy-wait|proxy-fence|mbarrier-wait|wgmma-"
+        "wait|named-barrier|named-arrive>:<N>, with emulate, got '")
         << emulationFault << "'";
     return signalPassFailure();
   }

@@ -487,8 +487,8 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
            "Test only, with emulate: leave the N-th (from 0, in the order "
            "the kernel emits them) synchronization of one kind out of each "
            "emulated kernel: barrier:N, copy-wait:N, proxy-fence:N, "
-           "mbarrier-wait:N, wgmma-wait:N or named-barrier:N, to show that "
-           "the emulation's race checks catch it">
+           "mbarrier-wait:N, wgmma-wait:N, named-barrier:N or "
+           "named-arrive:N, to show that the emulation's checks catch it">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -616,16 +616,141 @@ public:
   void setIssuer(Value) override {}
   bool hasProducerWarpGroup() const override { return false; }
   void setMaxRegisters(int64_t, bool) override {}
-  // The consumer warpgroups' bar.sync (the only named barrier that orders
-  // shared memory; the pingpong turns only order wgmma issue, and do not
-  // run here) syncs consumers 0 .. threads / 128 - 1.
-  void namedBarrier(Value, int64_t threads) override {
-    if (!keep(EmulationFault::Kind::NamedBarrier) || !checkRaces)
+  // Named barriers (bar.sync and bar.arrive with a thread count) are
+  // modelled by the threads that arrived in each one's current phase and
+  // the count the phase was given. The emulation runs the warpgroups'
+  // programs in the order their synchronizations allow (the pingpong turns
+  // included), so a bar.sync must complete once its own threads are
+  // counted: otherwise its threads would wait, on the GPU, for arrivals
+  // that come in a later phase or never (a hang, or an order the kernel did
+  // not mean). A bar.sync is run by all of the acting warpgroups (a
+  // barrier of several is emitted once for all of them).
+  void namedBarrier(Value id, int64_t threads) override {
+    if (!keep(EmulationFault::Kind::NamedBarrier))
       return;
-    uint32_t consumers = (1u << (threads / kThreadsPerBlock)) - 1;
-    races::syncGroups(b, loc, raceState(), consumers << 1);
+    assert(ordering == races::Ordering::WarpGroups && actingGroups &&
+           "named barriers order a warp-specialized kernel's warpgroups");
+    Value barrier = namedBarrierIndex(id, threads, "bar.sync");
+    int64_t arriving = kThreadsPerWarpGroup * llvm::popcount(actingGroups);
+    Value arrived = arriveNamed(barrier, threads, indexConst(arriving));
+    abortUnless(eq(arrived, indexConst(threads)),
+                "attn GPU emulation: a bar.sync is not completed by the "
+                "threads that arrive on its named barrier in the phase "
+                "(wrong id or thread count, or an arrival missing or in "
+                "excess): on the GPU it would wait for arrivals that come "
+                "later or never");
+    setNamedField(barrier, kNamedArrived, indexConst(0));
+    // The syncing warpgroups' accesses are ordered (and the warps of
+    // each); what the arriving ones did before is not (their release is
+    // not modelled, which could only report a race that is not one).
+    if (checkRaces)
+      races::syncGroups(b, loc, raceState(), actingGroups);
   }
-  void namedBarrierArrive(Value, int64_t) override {}
+  void namedBarrierArrive(Value id, int64_t threads, Value pred) override {
+    if (!keep(EmulationFault::Kind::NamedArrive))
+      return;
+    assert(ordering == races::Ordering::WarpGroups &&
+           llvm::popcount(actingGroups) == 1 &&
+           "one warpgroup's warps arrive on a named barrier");
+    Value barrier = namedBarrierIndex(id, threads, "bar.arrive");
+    // The arrival counts whole warps: a warp's threads must agree.
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    SmallVector<Value> counted = laneLoop(
+        {indexConst(0), yes},
+        [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+          Value on = pred ? extract(pred, lane) : yes;
+          Value first =
+              pred ? extract(pred, std::get<0>(laneCoords(lane))) : yes;
+          Value warpStart = eq(remConst(lane, kWarpSize), indexConst(0));
+          Value counts = arith::AndIOp::create(b, loc, on, warpStart);
+          Value n = arith::SelectOp::create(
+              b, loc, counts, addConst(cur[0], kWarpSize), cur[0]);
+          Value agree = arith::AndIOp::create(b, loc, cur[1], eq(on, first));
+          return {n, agree};
+        });
+    abortUnless(counted[1], "attn GPU emulation: the threads of a warp "
+                            "disagree on a bar.arrive");
+    Value total = arriveNamed(barrier, threads, counted[0]);
+    // Arrivals alone may complete a phase (no thread waits on it); those
+    // past its count are the next phase's.
+    setNamedField(barrier, kNamedArrived,
+                  remConst(total, std::max<int64_t>(threads, 1)));
+  }
+  enum NamedBarrierField { kNamedArrived, kNamedCount, kNumNamedFields };
+  /// The named barrier `id` (per thread) as an index; aborts unless every
+  /// thread names the same one of the 15 (barrier 0 is the block's
+  /// bar.sync) and `threads` is a whole number of warps.
+  Value namedBarrierIndex(Value id, int64_t threads, StringRef what) {
+    Value first = extract(id, indexConst(0));
+    Value same =
+        laneLoop({arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)},
+                 [&](Value lane, ValueRange cur) -> SmallVector<Value> {
+                   return {arith::AndIOp::create(b, loc, cur[0],
+                                                 eq(extract(id, lane), first))};
+                 })[0];
+    Value ok = arith::AndIOp::create(
+        b, loc, same,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                              addConst(first, -1),
+                              indexConst(kNumNamedBarriers - 1)));
+    bool wholeWarps = threads > 0 && threads % kWarpSize == 0;
+    ok = arith::AndIOp::create(
+        b, loc, ok,
+        arith::ConstantIntOp::create(b, loc, b.getI1Type(), wholeWarps));
+    abortUnless(ok, ("attn GPU emulation: a " + what +
+                     " names a barrier other than 1 to 15, not the same in "
+                     "every thread, or a thread count that is not a whole "
+                     "number of warps")
+                        .str());
+    return first;
+  }
+  /// `n` threads arrive on named barrier `barrier` with count `threads`;
+  /// returns the threads arrived in its phase. Aborts if the phase was
+  /// begun with another count.
+  Value arriveNamed(Value barrier, int64_t threads, Value n) {
+    Value arrived = namedField(barrier, kNamedArrived);
+    Value sameCount = arith::OrIOp::create(
+        b, loc, eq(arrived, indexConst(0)),
+        eq(namedField(barrier, kNamedCount), indexConst(threads)));
+    abortUnless(sameCount, "attn GPU emulation: threads arrive on a named "
+                           "barrier with a thread count other than its "
+                           "phase's");
+    setNamedField(barrier, kNamedCount, indexConst(threads));
+    return add(arrived, n);
+  }
+  /// [barrier][NamedBarrierField] (index), made with none arrived at the
+  /// start of the block's program.
+  Value namedBarrierState() {
+    if (namedState)
+      return namedState;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfterValue(smemBase);
+    namedState = memref::AllocaOp::create(
+        b, loc,
+        MemRefType::get({kNumNamedBarriers, kNumNamedFields},
+                        b.getIndexType()));
+    if (namedState.getParentBlock() == programStart)
+      b.setInsertionPointAfterValue(namedState);
+    else
+      b.setInsertionPointToStart(programStart);
+    auto loop = scf::ForOp::create(
+        b, loc, indexConst(0), indexConst(kNumNamedBarriers), indexConst(1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    for (int64_t f = 0; f < kNumNamedFields; ++f)
+      memref::StoreOp::create(
+          b, loc, indexConst(0), namedState,
+          ValueRange{loop.getInductionVar(), indexConst(f)});
+    return namedState;
+  }
+  Value namedField(Value barrier, NamedBarrierField f) {
+    return memref::LoadOp::create(b, loc, namedBarrierState(),
+                                  ValueRange{barrier, indexConst(f)});
+  }
+  void setNamedField(Value barrier, NamedBarrierField f, Value v) {
+    memref::StoreOp::create(b, loc, v, namedBarrierState(),
+                            ValueRange{barrier, indexConst(f)});
+  }
+
   void orderSharedMemoryByMbarriers() override {
     assert(!raceModel && "set before the first shared-memory access");
     ordering = races::Ordering::WarpGroups;
@@ -1626,7 +1751,9 @@ private:
   Block *programStart;
   EmulationFault fault;
   // The synchronizations of each kind emitted so far (for the fault).
-  std::array<int64_t, 7> emittedSyncs = {};
+  std::array<int64_t,
+             static_cast<size_t>(EmulationFault::Kind::NamedArrive) + 1>
+      emittedSyncs = {};
   // Whether the race model applies, how it orders accesses, and its state
   // once made.
   bool checkRaces = true;
@@ -1637,6 +1764,9 @@ private:
   uint32_t actingGroups = 0;
   // [barrier][BarrierField] (index) of the TMA path's mbarriers.
   Value barrierState;
+  // See namedBarrierState.
+  static constexpr int64_t kNumNamedBarriers = 16;
+  Value namedState;
 
   llvm::StringMap<func::FuncOp> outlinedFns;
   // wgmma groups committed so far, and the group of each wgmma result.
@@ -1671,6 +1801,7 @@ mlir::attn::gpu_kernel::parseEmulationFault(StringRef spec) {
                                  .Case("mbarrier-wait", Kind::MbarrierWait)
                                  .Case("wgmma-wait", Kind::WgmmaWait)
                                  .Case("named-barrier", Kind::NamedBarrier)
+                                 .Case("named-arrive", Kind::NamedArrive)
                                  .Default(std::nullopt);
   if (!kind || index.getAsInteger(10, fault.index) || fault.index < 0)
     return failure();

@@ -665,12 +665,23 @@ private:
     t.waitBarrier(barrier, parity);
     actAs(before);
   }
-  /// Pingpong (cfg.pingpong, on the GPU): consumer warpgroup c waits for
-  /// its turn to issue wgmma on named barrier kTurnBarrier + c (with the
-  /// 128 threads of the warpgroup before it, which arrive there when they
-  /// pass the turn on); warpgroup 0 gives itself the first turn.
-  bool takesTurns() const { return cfg.pingpong && t.hasProducerWarpGroup(); }
-  void startTurns();
+  /// The consumers' bar.sync on kConsumerBarrier (every consumer
+  /// warpgroup syncs; the emulation emits one for all).
+  void consumersSync() {
+    uint32_t before = acting ? actAs(allConsumers()) : 0;
+    t.namedBarrier(pc(kConsumerBarrier), cfg.computeThreads());
+    actAs(before);
+  }
+  /// Pingpong (cfg.pingpong): consumer warpgroup c waits for its turn to
+  /// issue wgmma on named barrier kTurnBarrier + c (with the 128 threads of
+  /// the warpgroup before it, which arrive there when they pass the turn
+  /// on); warpgroup 0 gives itself the first turn. The emulation runs the
+  /// warpgroups in turn order, and its model of the barriers checks ids and
+  /// counts.
+  bool takesTurns() const { return cfg.pingpong; }
+  /// Warpgroup 0's first turn; the emulation (`produce`) emits it for each
+  /// of the `copies` warpgroups, as each runs it.
+  void startTurns(int64_t copies, bool produce);
   void awaitTurn();
   void passTurn();
   /// The producer's load of the K (or V) tile of `block` into buffer
@@ -1722,7 +1733,7 @@ void FlashAttentionEmitter::emitConsumers(bool produce) {
   // runs every consumer warpgroup's as a 128-lane program of its own, one
   // after the other at each phase of a step: `copies` of them.
   int64_t copies = produce ? cfg.consumerGroups() : 1;
-  startTurns();
+  startTurns(copies, produce);
   int64_t sTiles = cfg.blockKV / 8;
   SmallVector<Value> inits;
   for (int64_t c = 0; c < copies; ++c)
@@ -1798,14 +1809,15 @@ Value FlashAttentionEmitter::blockPhaseParity(Value block) {
   return cmp(arith::CmpIPredicate::eq, rem(div(block, ci(2)), ci(2)), ci(1));
 }
 
-void FlashAttentionEmitter::startTurns() {
+void FlashAttentionEmitter::startTurns(int64_t copies, bool produce) {
   if (!takesTurns())
     return;
-  auto first = scf::IfOp::create(
-      b, loc, cmp(arith::CmpIPredicate::ult, warp, pc(4)), false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(first.thenBlock());
-  t.namedBarrierArrive(pc(kTurnBarrier), 2 * kThreadsPerWarpGroup);
+  for (int64_t c = 0; c < copies; ++c) {
+    if (produce)
+      selectConsumer(c, produce);
+    t.namedBarrierArrive(pc(kTurnBarrier), 2 * kThreadsPerWarpGroup,
+                         cmp(arith::CmpIPredicate::ult, warp, pc(4)));
+  }
 }
 
 void FlashAttentionEmitter::awaitTurn() {
@@ -1837,7 +1849,7 @@ void FlashAttentionEmitter::emitOverlappedConsumers(bool produce) {
   int64_t copies = produce ? cfg.consumerGroups() : 1;
   int64_t sTiles = cfg.blockKV / 8, oTiles = cfg.headDimV / 8;
   int64_t kSteps = cfg.blockKV / 16;
-  startTurns();
+  startTurns(copies, produce);
   bool lazy = cfg.rescaleThreshold >= 0;
   // Each copy's state: row maxima and sums (4), O (oTiles * 4), P (the
   // packed A fragments of P V, as carried by the target), alpha (2), and
@@ -2055,7 +2067,7 @@ void FlashAttentionEmitter::writeOutput(
     if (!cfg.warpSpecialized)
       t.barrier();
     else if (dv > cfg.headDimQK)
-      t.namedBarrier(pc(kConsumerBarrier), cfg.computeThreads());
+      consumersSync();
     sO = t.sharedView(0, sharedType({dv / 64, bm, 64}));
   }
   size_t stateSize = results.size() / copies;
@@ -2137,7 +2149,7 @@ void FlashAttentionEmitter::writeOutput(
   actAs(before);
   Value issue = arith::ConstantIntOp::create(b, loc, 1, 1);
   if (cfg.warpSpecialized) {
-    t.namedBarrier(pc(kConsumerBarrier), cfg.computeThreads());
+    consumersSync();
     // The first consumer thread stores the whole block.
     t.setIssuer(cmp(arith::CmpIPredicate::eq,
                     add(mul(warp, pc(kWarpSize)), lane), pc(0)));

@@ -453,7 +453,12 @@ public:
                             /*reductionOp=*/NVVM::BarrierReductionAttr{},
                             /*reductionPredicate=*/Value{});
   }
-  void namedBarrierArrive(Value id, int64_t threads) override {
+  void namedBarrierArrive(Value id, int64_t threads, Value pred) override {
+    OpBuilder::InsertionGuard guard(b);
+    if (pred) {
+      auto ifOp = scf::IfOp::create(b, loc, pred, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
     NVVM::BarrierArriveOp::create(
         b, loc, asI32Index(id),
         arith::ConstantIntOp::create(b, loc, threads, 32));

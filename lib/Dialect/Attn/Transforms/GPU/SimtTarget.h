@@ -210,9 +210,11 @@ public:
   /// warps) that execute it or arrive on it; `id` (index, uniform in the
   /// warpgroup) is one of the block's 16 barriers.
   virtual void namedBarrier(Value id, int64_t threads) = 0;
-  /// bar.arrive `id`, `threads`: this thread counts towards the barrier
-  /// without waiting for it.
-  virtual void namedBarrierArrive(Value id, int64_t threads) = 0;
+  /// bar.arrive `id`, `threads` in the threads where `pred` (per thread,
+  /// uniform in each warp; null: every thread) holds: they count towards
+  /// the barrier without waiting for it.
+  virtual void namedBarrierArrive(Value id, int64_t threads,
+                                  Value pred = {}) = 0;
   /// The kernel orders the shared-memory accesses of its warpgroups by
   /// mbarriers and named barriers, not block barriers (warp specialized):
   /// the emulation's race model follows those instead.
@@ -271,6 +273,7 @@ struct EmulationFault {
     MbarrierWait, // mbarrier.try_wait.parity
     WgmmaWait,    // wgmma.wait_group
     NamedBarrier, // bar.sync of some warpgroups
+    NamedArrive,  // bar.arrive
   };
   Kind kind = Kind::None;
   /// Which one of its kind, from 0, in the order the kernel emits them.
@@ -279,7 +282,8 @@ struct EmulationFault {
   int64_t *leftOut = nullptr;
 };
 /// Parses `kind:N` (`barrier`, `copy-wait`, `proxy-fence`, `mbarrier-wait`,
-/// `wgmma-wait`, `named-barrier`); an empty spec is no fault.
+/// `wgmma-wait`, `named-barrier`, `named-arrive`); an empty spec is no
+/// fault.
 FailureOr<EmulationFault> parseEmulationFault(StringRef spec);
 
 /// The emulation target, created at the start of the block's program (its
