@@ -1419,9 +1419,14 @@ void FlashAttentionEmitter::rescaleRows(MutableArrayRef<Value> acc,
     return out;
   };
   SmallVector<Value> result;
-  if (!pending.moved || !t.hasScalarControlFlow()) {
-    // (Lazy: where the maxima stayed, alpha is exactly exp2(0) = 1.)
+  if (!pending.moved) {
     result = rescale();
+  } else if (!t.hasScalarControlFlow()) {
+    // The emulation takes the GPU's branch lane by lane (`moved` is
+    // uniform in each warp), so that a wrong flag shows in its numbers
+    // (where the maxima stayed, alpha is exactly 1 anyway).
+    for (auto [v, scaled] : llvm::zip_equal(values, rescale()))
+      result.push_back(sel(pending.moved, scaled, v));
   } else {
     auto ifOp = scf::IfOp::create(b, loc, ValueRange(values).getTypes(),
                                   pending.moved, /*withElseRegion=*/true);
