@@ -127,6 +127,68 @@ func.func @scalar_operand_scale(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>
 
 // -----
 
+// The divisor as torch-mlir writes sqrt(d): an f64 constant truncated to
+// f32 in the body.
+// CHECK-LABEL: func @f64_divisor_truncated
+// CHECK: attn.attention {{.*}} scale = 1.250000e-01 -> tensor<8x16x64xf32>
+// CHECK-NOT: linalg.generic
+func.func @f64_divisor_truncated(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %c8 = arith.constant 8.0 : f64
+    %t = arith.truncf %c8 : f64 to f32
+    %d = arith.divf %a, %t : f32
+    linalg.yield %d : f32
+  } -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
+// A scale computed from constants in the body, each op rounded in its
+// result type: -(-0.25) * extf(f16 0.1), where f16's 0.1 is 0.0999755859;
+// (2c - c) is c.
+// CHECK-LABEL: func @constant_arithmetic_scale
+// CHECK: attn.attention {{.*}} scale = 0.0249938965 -> tensor<8x16x64xf32>
+// CHECK-NOT: linalg.generic
+func.func @constant_arithmetic_scale(%q: tensor<8x16x64xf32>, %k: tensor<8x32x64xf32>, %v: tensor<8x32x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekt = tensor.empty() : tensor<8x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x32x64xf32>) outs(%ekt : tensor<8x64x32xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x32xf32>) outs(%fs : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %cn = arith.constant -0.25 : f32
+    %n = arith.negf %cn : f32
+    %h = arith.constant 0.1 : f16
+    %e = arith.extf %h : f16 to f32
+    %c = arith.mulf %n, %e : f32
+    %c2 = arith.addf %c, %c : f32
+    %c1 = arith.subf %c2, %c : f32
+    %m = arith.mulf %a, %c1 : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<8x16x32xf32>) outs(%es : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %eo = tensor.empty() : tensor<8x16x64xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x32xf32>, tensor<8x32x64xf32>) outs(%fo : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return %o : tensor<8x16x64xf32>
+}
+
+// -----
+
 // No scale at all: scale = 1.0, never an implied 1/sqrt(d).
 // CHECK-LABEL: func @no_scale
 // CHECK: attn.attention {{.*}} scale = 1.000000e+00 -> tensor<8x16x64xf32>
