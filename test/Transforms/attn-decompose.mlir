@@ -110,6 +110,32 @@ func.func @dynamic(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: tenso
 
 // -----
 
+// Head counts known only at run time: the contractions' maps cannot divide
+// by Hq / Hkv, so K and V are first gathered to the query heads (head h
+// reads kv head h / (Hq / Hkv)) and read head by head.
+
+// CHECK-LABEL: func @dynamic_head_group
+// CHECK-SAME: (%[[Q:[a-z0-9]+]]: tensor<1x?x4x8xf32>, %[[K:[a-z0-9]+]]: tensor<1x2x4x8xf32>, %[[V:[a-z0-9]+]]: tensor<1x2x4x8xf32>
+// CHECK: tensor.empty(%{{.*}}) : tensor<1x?x4x8xf32>
+// CHECK: %[[HQ:.*]] = tensor.dim %[[Q]], %c1{{.*}} : tensor<1x?x4x8xf32>
+// CHECK-NEXT: %c2 = arith.constant 2 : index
+// CHECK-NEXT: %[[G:.*]] = arith.divui %[[HQ]], %c2 : index
+// CHECK: %[[KR:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x?x4x8xf32>)
+// CHECK: %[[H:.*]] = linalg.index 1 : index
+// CHECK: %[[KVH:.*]] = arith.divui %[[H]], %[[G]] : index
+// CHECK: tensor.extract %[[K]][%{{.*}}, %[[KVH]], %{{.*}}, %{{.*}}] : tensor<1x2x4x8xf32>
+// CHECK: tensor.extract %[[V]]
+// CHECK: linalg.generic {{.*}} ins(%[[Q]], %[[KR]] : tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32>)
+// CHECK-NOT: attn.attention
+func.func @dynamic_head_group(%q: tensor<1x?x4x8xf32>, %k: tensor<1x2x4x8xf32>,
+                              %v: tensor<1x2x4x8xf32>, %o: tensor<1x?x4x8xf32>) -> tensor<1x?x4x8xf32> {
+  %0 = attn.attention ins(%q, %k, %v : tensor<1x?x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>)
+         outs(%o : tensor<1x?x4x8xf32>) scale = 0.35 -> tensor<1x?x4x8xf32>
+  return %0 : tensor<1x?x4x8xf32>
+}
+
+// -----
+
 // On memrefs the computation reads tensor views of the buffers and writes
 // the destination buffer.
 

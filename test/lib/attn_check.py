@@ -218,6 +218,11 @@ def build_arg_parser() -> argparse.ArgumentParser:
                       help="the same for Lk: the op's function takes k, v "
                            "and the mask and bias dims of length Lk as "
                            "dynamic (a growing KV cache)")
+    prob.add_argument("--dynamic-heads", action="store_true",
+                      help="the same for the batch and head dims of q, k, "
+                           "v and the result (and the mask's and bias's "
+                           "that do not broadcast): Hq / Hkv is known only "
+                           "at run time")
     prob.add_argument("--on-memrefs", action="store_true",
                       help="run the op on memrefs, in a function of its own "
                            "whose operands (the result too) are memrefs of "
@@ -306,6 +311,8 @@ class Problem:
     dynamic_lk: bool = False
     # The op on memrefs (see --on-memrefs).
     on_memrefs: bool = False
+    # Batch and head dims dynamic (see --dynamic-heads).
+    dynamic_heads: bool = False
 
 
 def check_broadcast(name: str, shape: list[int], score: list[int]) -> None:
@@ -437,10 +444,13 @@ def make_problem(args: argparse.Namespace) -> Problem:
     except ValueError as e:
         raise UsageError(f"--causal, --causal-offset, --causal-period: {e}"
                          ) from None
+    if args.dynamic_heads and args.on_memrefs:
+        raise UsageError("--dynamic-heads is for the op on tensors, not "
+                         "with --on-memrefs")
     return Problem(q, k, v, mask, bias, scale, args.causal,
                    batch + [hq, lq, dv], dt, offset, period,
                    args.operand_padding, args.dynamic_lq, args.dynamic_lk,
-                   args.on_memrefs)
+                   args.on_memrefs, args.dynamic_heads)
 
 
 # ---------------------------------------------------------------------------
@@ -514,31 +524,34 @@ def emit_program(pb: Problem) -> str:
         lines_main, callee = memref_callee(pb, optional, attention,
                                            index_names)
         lines += lines_main
-    elif not (pb.dynamic_lq or pb.dynamic_lk):
+    elif not (pb.dynamic_lq or pb.dynamic_lk or pb.dynamic_heads):
         lines += [f"  %init = tensor.empty() : {out_ty}",
                   attention({o.name: o.type for o in operands}, out_ty)]
     else:
-        # The op in @attention, whose operands have Lq or Lk dynamic: no
-        # pass folds the lengths in from @main's constants.
+        # The op in @attention, whose operands have Lq, Lk or the batch and
+        # head dims dynamic: no pass folds the sizes in from @main's
+        # constants.
         seq = len(pb.out_shape) - 2
+        heads = tuple(range(seq)) if pb.dynamic_heads else ()
 
-        def with_dynamic(shape, dtype: str, dim: int, on: bool,
+        def with_dynamic(shape, dtype: str, dims: tuple,
                          broadcastable: bool = False) -> str:
-            """The tensor type of `shape` with dim `dim` dynamic if `on`
-            (see dynamic_dims)."""
-            return ref.tensor_type(
-                dynamic_dims(shape, (dim,) if on else (), broadcastable),
-                dtype)
-        q_ty = with_dynamic(pb.q.values.shape, pb.dtype, seq, pb.dynamic_lq)
-        res_ty = with_dynamic(pb.out_shape, pb.dtype, seq, pb.dynamic_lq)
+            """The tensor type of `shape` with the dims `dims` dynamic (see
+            dynamic_dims)."""
+            return ref.tensor_type(dynamic_dims(shape, dims, broadcastable),
+                                   dtype)
+        lq_dims = heads + ((seq,) if pb.dynamic_lq else ())
+        lk_dims = heads + ((seq,) if pb.dynamic_lk else ())
+        q_ty = with_dynamic(pb.q.values.shape, pb.dtype, lq_dims)
+        res_ty = with_dynamic(pb.out_shape, pb.dtype, lq_dims)
         # Each operand's name, its type in @main and in @attention.
         params = [(pb.q.name, pb.q.type, q_ty)] + [
-            (o.name, o.type, with_dynamic(o.values.shape, o.dtype, seq,
-                                          pb.dynamic_lk))
+            (o.name, o.type, with_dynamic(o.values.shape, o.dtype, lk_dims))
             for o in (pb.k, pb.v)] + [
-            (o.name, o.type, with_dynamic(o.values.shape, o.dtype,
-                                          o.values.ndim - 1, pb.dynamic_lk,
-                                          broadcastable=True))
+            (o.name, o.type, with_dynamic(
+                o.values.shape, o.dtype,
+                heads + ((o.values.ndim - 1,) if pb.dynamic_lk else ()),
+                broadcastable=True))
             for o in optional]
         call_args = []
         for name, ty, dyn_ty in params:
@@ -555,11 +568,13 @@ def emit_program(pb: Problem) -> str:
                      f"({', '.join(types.values())}{index_types}) -> {res_ty}")
         if res_ty != out_ty:
             lines.append(f"  %r = tensor.cast %r_dyn : {res_ty} to {out_ty}")
-        init = [f"  %init = tensor.empty() : {res_ty}"]
-        if pb.dynamic_lq:
-            init = [f"  %c_seq = arith.constant {seq} : index",
-                    f"  %lq = tensor.dim %q, %c_seq : {q_ty}",
-                    f"  %init = tensor.empty(%lq) : {res_ty}"]
+        # The result's dynamic sizes are q's.
+        init, sizes = [], []
+        for i in lq_dims:
+            init += [f"  %c_dim{i} = arith.constant {i} : index",
+                     f"  %dim{i} = tensor.dim %q, %c_dim{i} : {q_ty}"]
+            sizes.append(f"%dim{i}")
+        init.append(f"  %init = tensor.empty({', '.join(sizes)}) : {res_ty}")
         callee = [
             "func.func @attention("
             + ", ".join(f"%{n}: {t}" for n, t in types.items())

@@ -169,6 +169,14 @@ def random_problem(rng: np.random.Generator) -> dict:
         # The op on memrefs of dynamic strides (attn_check --on-memrefs),
         # as a compiler that bufferized first would give it.
         p["on_memrefs"] = bool(own[2] < MEMREF_SHARE)
+        # Batch and head dims known only at run time (attn_check
+        # --dynamic-heads), as a frontend with dynamic shapes gives them:
+        # Hq / Hkv is then a run-time value. Not with memrefs (attn_check
+        # puts those in a function of their own).
+        p["dynamic_heads"] = bool(
+            not p["on_memrefs"]
+            and np.random.default_rng(p["seed"]).random(11)[10]
+            < DYNAMIC_HEADS_SHARE)
         # Bias rows at the lowest float, HF's finfo.min padding (attn_check
         # --lowest-bias-rows): visible keys that naive base-2 kernels hide.
         p["lowest_bias_rows"] = 0
@@ -205,6 +213,8 @@ def draw_causal_shift(p: dict) -> None:
 
 #: The share of problems with Lq (and, independently, Lk) dynamic.
 DYNAMIC_SHARE = 0.15
+#: The share of CPU problems with the batch and head dims dynamic.
+DYNAMIC_HEADS_SHARE = 0.15
 #: The share of CPU problems whose op is on memrefs.
 MEMREF_SHARE = 0.15
 #: The share of problems with a bias of full Lq dim that have rows of
@@ -287,6 +297,8 @@ def problem_args(p: dict) -> list[str]:
         args.append("--dynamic-lk")
     if p.get("on_memrefs"):
         args.append("--on-memrefs")
+    if p.get("dynamic_heads"):
+        args.append("--dynamic-heads")
     return args
 
 
@@ -333,6 +345,7 @@ def problem_candidates(p: dict) -> list[dict]:
     variant(bias_fill=None)
     variant(scale=None)
     variant(on_memrefs=False)
+    variant(dynamic_heads=False)
     variant(magnitude=1.0)
     variant(dtype="f32")
     if p["batch"]:
@@ -800,8 +813,9 @@ def random_gpu_problem(rng: np.random.Generator) -> dict:
     blocks and head dims the kernel takes."""
     while True:
         p = random_problem(rng)
-        # The GPU pipelines take the op on memrefs of contiguous rows.
-        p["on_memrefs"] = False
+        # The GPU pipelines take the op on memrefs of contiguous rows, with
+        # static head counts.
+        p["on_memrefs"] = p["dynamic_heads"] = False
         # f32 takes the one TF32 kernel: mostly f16 and bf16.
         p["dtype"] = str(rng.choice(["f16", "bf16", "bf16", "f32"]))
         p["magnitude"] = 1.0 if rng.random() < 0.8 else 3.0
@@ -861,6 +875,7 @@ def problem_key(p: dict) -> str:
     keeps each seed's draws."""
     stable = {k: v for k, v in p.items()
               if k not in ("dynamic_lq", "dynamic_lk", "on_memrefs",
+                           "dynamic_heads",
                            "lowest_bias_rows", "bias_fill", "causal_period",
                            "causal_offset")}
     return json.dumps(stable, sort_keys=True, default=str)

@@ -96,8 +96,8 @@ def test_verifier_error_of_attention_raises(ctx):
 
 
 def test_pass_failure_reports_the_op_location_and_the_reason(ctx):
-    # Dynamic query heads against 2 key/value heads: the group size is
-    # unknown, which --attn-decompose refuses (cleanly).
+    # --attn-to-gpu refuses (cleanly) an op on tensors: its kernel is
+    # built on memrefs.
     dynamic = """\
 func.func @f(%q: tensor<1x?x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>,
              %init: tensor<1x?x4x8xf32>) -> tensor<1x?x4x8xf32> {
@@ -108,11 +108,11 @@ func.func @f(%q: tensor<1x?x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x
 """
     module = ctx.parse(dynamic)
     with pytest.raises(MLIRError) as info:
-        module.run("attn-decompose")
+        module.run("attn-to-gpu")
     (error,) = info.value.errors
     assert (error.line, error.column) == (3, 8)
-    assert "cannot be decomposed" in error.message
-    assert "Hq / Hkv must be static, but Hq is dynamic and Hkv is 2" in error.message
+    assert "cannot be lowered to the GPU kernel" in error.message
+    assert "built on memrefs: bufferize first" in error.message
 
 
 def test_unknown_pass_raises(ctx):

@@ -49,10 +49,12 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Head counts known only at run time: the group size is unknown.
+// Head counts known only at run time: the group size is unknown, so a
+// tile of two query heads may read one kv head or two (a tile of one
+// reads kv head h / (Hq / Hkv): tiling-interface.mlir).
 func.func @dynamic_head_group(%q: tensor<?x64x32xf16>, %k: tensor<?x48x32xf16>, %v: tensor<?x48x16xf16>,
                               %o: tensor<?x64x16xf16>) -> tensor<?x64x16xf16> {
-  // expected-error @below {{cannot tile query heads of grouped-query attention whose head group size is not static}}
+  // expected-error @below {{cannot tile query heads of grouped-query attention whose head group size is not static into tiles of more than one head}}
   // expected-error @below {{to tile operation}}
   // expected-error @below {{failed to generate tiling loops}}
   %0 = attn.attention ins(%q, %k, %v : tensor<?x64x32xf16>, tensor<?x48x32xf16>, tensor<?x48x16xf16>)

@@ -75,6 +75,37 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// Head counts known only at run time (a frontend's dynamic shapes): a tile
+// of one query head reads kv head h / (Hq / Hkv), computed then.
+
+// CHECK-LABEL: func @dynamic_heads
+// CHECK-SAME: (%[[Q:[a-z0-9]+]]: tensor<?x?x32xf32>, %[[K:[a-z0-9]+]]: tensor<?x?x32xf32>, %[[V:[a-z0-9]+]]: tensor<?x?x16xf32>, %[[O:[a-z0-9]+]]: tensor<?x?x16xf32>)
+// CHECK: scf.for %[[H:.*]] = %c0 to %{{.*}} step %c1
+// CHECK-DAG: %[[HQ:.*]] = tensor.dim %[[Q]], %c0
+// CHECK-DAG: %[[HKV:.*]] = tensor.dim %[[K]], %c0
+// CHECK: %[[G:.*]] = arith.divui %[[HQ]], %[[HKV]] : index
+// CHECK: %[[KVH:.*]] = arith.divui %[[H]], %[[G]] : index
+// CHECK-DAG: tensor.extract_slice %[[K]][%[[KVH]], 0, 0] [1, %{{.*}}, 32] [1, 1, 1]
+// CHECK-DAG: tensor.extract_slice %[[V]][%[[KVH]], 0, 0] [1, %{{.*}}, 16] [1, 1, 1]
+// CHECK: attn.attention {{.*}} : tensor<1x?x32xf32>, tensor<1x?x32xf32>, tensor<1x?x16xf32>) outs({{.*}} : tensor<1x?x16xf32>)
+func.func @dynamic_heads(%q: tensor<?x?x32xf32>, %k: tensor<?x?x32xf32>, %v: tensor<?x?x16xf32>,
+                         %o: tensor<?x?x16xf32>) -> tensor<?x?x16xf32> {
+  %0 = attn.attention ins(%q, %k, %v : tensor<?x?x32xf32>, tensor<?x?x32xf32>, tensor<?x?x16xf32>)
+         outs(%o : tensor<?x?x16xf32>) scale = 0.125 -> tensor<?x?x16xf32>
+  return %0 : tensor<?x?x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %0 = transform.structured.match ops{["attn.attention"]} in %arg0 : (!transform.any_op) -> !transform.any_op
+    %1, %loops = transform.structured.tile_using_for %0 tile_sizes [1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
 // Tiling a tile again adds the row offset to the existing causal offset.
 
 // CHECK: #[[$ADD:.*]] = affine_map<(d0)[s0] -> (d0 + s0)>

@@ -53,7 +53,10 @@ static Value extractSlice(OpBuilder &b, Location loc, Value source,
 /// Maps a tile [offset, offset + size) of query heads to the key/value heads
 /// it reads. Query head h reads kv head h / g. The tile is expressible as a
 /// smaller attention op only if it covers whole groups (size a multiple of g)
-/// or lies inside one group (g a multiple of size).
+/// or lies inside one group (g a multiple of size). With g known only at run
+/// time (dynamic head counts, as frontends with dynamic shapes write even
+/// plain multi-head attention), a tile of one query head reads kv head
+/// h / (Hq / Hkv), computed then.
 static FailureOr<std::pair<OpFoldResult, OpFoldResult>>
 getKVHeadTile(OpBuilder &b, Location loc, AttentionOp op, OpFoldResult offset,
               OpFoldResult size) {
@@ -61,9 +64,22 @@ getKVHeadTile(OpBuilder &b, Location loc, AttentionOp op, OpFoldResult offset,
   if (!ShapedType::isDynamic(hq) && hq == hkv)
     return std::make_pair(offset, size);
   int64_t g = op.getHeadGroupSize();
-  if (ShapedType::isDynamic(g))
-    return op.emitOpError("cannot tile query heads of grouped-query "
-                          "attention whose head group size is not static");
+  if (ShapedType::isDynamic(g)) {
+    if (!isConstantIntValue(size, 1))
+      return op.emitOpError("cannot tile query heads of grouped-query "
+                            "attention whose head group size is not static "
+                            "into tiles of more than one head");
+    auto dim = [&](Value operand) {
+      return getValueOrCreateConstantIndexOp(
+          b, loc, linalg::createFoldedDimOp(b, loc, operand, op.getHeadDim()));
+    };
+    Value group =
+        arith::DivUIOp::create(b, loc, dim(op.getQuery()), dim(op.getKey()));
+    Value kvHead = arith::DivUIOp::create(
+        b, loc, getValueOrCreateConstantIndexOp(b, loc, offset), group);
+    return std::make_pair(OpFoldResult(kvHead),
+                          OpFoldResult(b.getIndexAttr(1)));
+  }
   // A tile size that does not divide Hq leaves a last tile of run-time size.
   std::optional<int64_t> s = getConstantIntValue(size);
   if (!s)

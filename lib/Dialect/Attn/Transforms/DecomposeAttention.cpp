@@ -76,10 +76,11 @@ private:
     llvm::append_range(exprs, tail);
     return exprs;
   }
-  /// The kv head read by query head `h`.
+  /// The kv head read by query head `h`. (With Hq / Hkv known only at run
+  /// time, k and v come with their heads repeated: see repeatHeads.)
   AffineExpr kvHead(AffineExpr h) {
     int64_t g = op.getHeadGroupSize();
-    return g == 1 ? h : h.floorDiv(g);
+    return ShapedType::isDynamic(g) || g == 1 ? h : h.floorDiv(g);
   }
   /// Map from the [b..., h, i, j] loops to a broadcast operand (mask, bias):
   /// a size-1 dim reads index 0.
@@ -343,21 +344,45 @@ Value Decomposer::run(Value init) {
       .getResult(0);
 }
 
-static std::string headCount(int64_t n) {
-  return ShapedType::isDynamic(n) ? "dynamic" : std::to_string(n);
+/// `src` (k or v of `op`, on tensors) with its heads repeated to the query
+/// heads: head h is src's head h / (Hq / Hkv). For a group size known only
+/// at run time, which the contractions' affine maps cannot divide by: a
+/// gather, materialized (this is the unfused path).
+static Value repeatHeads(OpBuilder &b, Location loc, AttentionOp op,
+                         Value src) {
+  auto type = cast<RankedTensorType>(src.getType());
+  int64_t rank = type.getRank(), headDim = op.getHeadDim();
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(
+        tensor::getMixedSize(b, loc, d == headDim ? op.getQuery() : src, d));
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  auto count = [&](Value t) {
+    return getValueOrCreateConstantIndexOp(
+        b, loc, tensor::getMixedSize(b, loc, t, headDim));
+  };
+  Value group =
+      arith::DivUIOp::create(b, loc, count(op.getQuery()), count(src));
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  return linalg::GenericOp::create(
+             b, loc, empty.getType(), ValueRange{}, ValueRange{empty},
+             SmallVector<AffineMap>{id},
+             SmallVector<IteratorType>(rank, IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange) {
+               SmallVector<Value> idx;
+               for (int64_t d = 0; d < rank; ++d)
+                 idx.push_back(linalg::IndexOp::create(nb, l, d));
+               idx[headDim] =
+                   arith::DivUIOp::create(nb, l, idx[headDim], group);
+               linalg::YieldOp::create(
+                   nb, l,
+                   tensor::ExtractOp::create(nb, l, src, idx).getResult());
+             })
+      .getResult(0);
 }
 
 LogicalResult mlir::attn::decomposeAttention(RewriterBase &rewriter,
                                              AttentionOp op) {
-  // The kv head of query head h is h floordiv (Hq / Hkv), an affine map with
-  // a constant: Hq / Hkv must be known (two dynamic head counts may differ).
-  if (ShapedType::isDynamic(op.getHeadGroupSize()))
-    return op.emitOpError("cannot be decomposed: the query head group size Hq "
-                          "/ Hkv must be "
-                          "static, but Hq is ")
-           << headCount(op.getNumQueryHeads()) << " and Hkv is "
-           << headCount(op.getNumKVHeads());
-
   // On memrefs: decompose the same op on tensor views of the buffers, whose
   // result is then written to the init buffer.
   if (!op.hasPureTensorSemantics()) {
@@ -368,9 +393,14 @@ LogicalResult mlir::attn::decomposeAttention(RewriterBase &rewriter,
   }
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
-  Value result = Decomposer(rewriter, op, op.getQuery(), op.getKey(),
-                            op.getValue(), op.getMask(), op.getBias())
-                     .run(op.getInit());
+  Value k = op.getKey(), v = op.getValue();
+  if (ShapedType::isDynamic(op.getHeadGroupSize())) {
+    k = repeatHeads(rewriter, op.getLoc(), op, k);
+    v = repeatHeads(rewriter, op.getLoc(), op, v);
+  }
+  Value result =
+      Decomposer(rewriter, op, op.getQuery(), k, v, op.getMask(), op.getBias())
+          .run(op.getInit());
   rewriter.replaceOp(op, result);
   return success();
 }

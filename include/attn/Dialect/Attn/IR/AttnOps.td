@@ -45,7 +45,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [
 
     `Hq` must be a multiple of `Hkv`: query head `h` reads key/value head
     `h / (Hq / Hkv)`, which covers multi-head (`Hq == Hkv`), grouped-query and
-    multi-query (`Hkv == 1`) attention. `Dv` may differ from `Dqk`.
+    multi-query (`Hkv == 1`) attention. `Dv` may differ from `Dqk`. Any dim
+    may be dynamic; sizes known only at run time must then agree as the
+    table says (with `Hq` or `Hkv` dynamic, `Hq` a multiple of `Hkv`), which
+    the verifier cannot check.
 
     Query, key and value share one element type, `f32`, `f16` or `bf16`;
     the init and the result have the value's element type. All arithmetic

@@ -69,6 +69,10 @@ def AttnDecompose : Pass<"attn-decompose"> {
     the semantic reference that fused lowerings are tested against, not as a
     fast path. Ops on memrefs are handled by wrapping them in
     `bufferization.to_tensor` / `bufferization.materialize_in_destination`.
+    With the head counts known only at run time (so `Hq / Hkv` too), K and
+    V are first gathered to the query heads (head `h` reads kv head
+    `h / (Hq / Hkv)`), since the contractions' affine maps cannot divide by
+    a run-time value.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -242,7 +246,8 @@ def AttnTile : Pass<"attn-tile"> {
     Every `attn.attention` on tensors is tiled through its TilingInterface
     over the batch dims, the query heads and blocks of `q-tile` query rows,
     with an `scf.forall` (the tiles are independent and may run on separate
-    threads). Each tile then becomes a loop over blocks of `kv-tile` keys on
+    threads). A tile of query head `h` reads kv head `h / (Hq / Hkv)`,
+    computed at run time where the head counts are dynamic. Each tile then becomes a loop over blocks of `kv-tile` keys on
     vectors, carrying a running row max `m`, a running row sum `l` and an
     f32 accumulator:
 
