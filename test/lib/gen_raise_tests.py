@@ -107,8 +107,10 @@ def contract(name, a, at, b, bt, out_shape, amap_, bmap_, omap_, n,
     return s
 
 
-def elementwise(name, ins, out_shape, body, maps=None, out_elt="f32"):
-    """A parallel linalg.generic; `ins` is a list of (value, type, map)."""
+def elementwise(name, ins, out_shape, body, maps=None, out_elt="f32",
+                sizes=""):
+    """A parallel linalg.generic; `ins` is a list of (value, type, map);
+    `sizes`: the dynamic sizes of its init."""
     n = len(out_shape)
     ident = amap(n, list(ids(n).split(", ")))
     maps_ = [m if m else ident for _, _, m in ins] + [ident]
@@ -117,7 +119,7 @@ def elementwise(name, ins, out_shape, body, maps=None, out_elt="f32"):
                      for i, (_, t, _) in enumerate(ins))
     ins_ = ", ".join(f"%{v}" for v, _, _ in ins)
     ins_t = ", ".join(t for _, t, _ in ins)
-    return (f"  %{name}_e = tensor.empty() : {ty(out_shape, out_elt)}\n"
+    return (f"  %{name}_e = tensor.empty({sizes}) : {ty(out_shape, out_elt)}\n"
             f"  %{name} = linalg.generic {{indexing_maps = [{', '.join(maps_)}],"
             f" iterator_types = [{iters}]}} ins({ins_} : {ins_t}) "
             f"outs(%{name}_e : {ty(out_shape, out_elt)}) {{\n"
@@ -800,6 +802,59 @@ def k_torch_bmm_gqa():
         ("k", ty((B, HKV, LK, D)), randn((B, HKV, LK, D))),
         ("v", ty((B, HKV, LK, DV)), randn((B, HKV, LK, DV)))],
         ty((B, HQ, LQ, DV)), body)
+
+
+def k_dynamic_shapes():
+    """Batch and both lengths dynamic (torch-mlir's dynamic sequence
+    lengths): the sizes come from tensor.dim; a causal mask from the
+    iteration indices, whatever the lengths."""
+    own = np.random.RandomState(20261206)
+    dq, dv = ty(("?", "?", D)), ty(("?", "?", DV))
+    s3 = ty(("?", "?", "?"))
+    body = (
+        "  %c0 = arith.constant 0 : index\n"
+        "  %c1 = arith.constant 1 : index\n"
+        "  %zero = arith.constant 0.0 : f32\n"
+        f"  %b = tensor.dim %q, %c0 : {dq}\n"
+        f"  %lq = tensor.dim %q, %c1 : {dq}\n"
+        f"  %lk = tensor.dim %k, %c1 : {dq}\n"
+        f"  %kt_e = tensor.empty(%b, %lk) : {ty(('?', D, '?'))}\n"
+        f"  %kt = linalg.transpose ins(%k : {dq}) outs(%kt_e : "
+        f"{ty(('?', D, '?'))}) permutation = [0, 2, 1]\n"
+        f"  %s_e = tensor.empty(%b, %lq, %lk) : {s3}\n"
+        f"  %s_acc = linalg.fill ins(%zero : f32) outs(%s_e : {s3}) -> {s3}\n"
+        f"  %s = linalg.batch_matmul ins(%q, %kt : {dq}, {ty(('?', D, '?'))})"
+        f" outs(%s_acc : {s3}) -> {s3}\n")
+    body += elementwise("x", [("s", s3, None)], ("?", "?", "?"),
+                        f"    %ninf = arith.constant {NEG_INF} : f32\n"
+                        "    %c = arith.constant 0.353553385 : f32\n"
+                        "    %i = linalg.index 1 : index\n"
+                        "    %j = linalg.index 2 : index\n"
+                        "    %vis = arith.cmpi ule, %j, %i : index\n"
+                        "    %a = arith.mulf %in0, %c : f32\n"
+                        "    %r = arith.select %vis, %a, %ninf : f32\n"
+                        "    linalg.yield %r : f32\n",
+                        sizes="%b, %lq, %lk")
+    body += (f"  %p = linalg.softmax dimension(2) ins(%x : {s3}) outs(%s_e : "
+             f"{s3}) -> {s3}\n"
+             f"  %o_e = tensor.empty(%b, %lq) : {dv}\n"
+             f"  %o_acc = linalg.fill ins(%zero : f32) outs(%o_e : {dv}) -> "
+             f"{dv}\n"
+             f"  %o = linalg.batch_matmul ins(%p, %v : {s3}, {dv}) outs(%o_acc :"
+             f" {dv}) -> {dv}\n"
+             f"  return %o : {dv}\n")
+    bh = B * H
+    return Func("dynamic_shapes", [
+        ("q", dq, own.standard_normal((bh, LQ, D)).astype(np.float32)),
+        ("k", dq, own.standard_normal((bh, LK, D)).astype(np.float32)),
+        ("v", dv, own.standard_normal((bh, LK, DV)).astype(np.float32))],
+        dv, body,
+        ir=["// IR-LABEL: func.func @dynamic_shapes",
+            "// IR-NOT: linalg.batch_matmul",
+            f"// IR: attn.attention ins(%arg0, %arg1, %arg2 : {dq}, {dq}, "
+            f"{dv}) outs(%{{{{.*}}}} : {dv}) scale = 0.353553385 causal = "
+            f"top_left -> {dv}",
+            "// IR-NOT: linalg.softmax"])
 
 
 def k_everything():
@@ -1495,7 +1550,7 @@ FAMILIES = {
               "--rtol 1e-4 --atol 1e-5"),
     "layouts": ("with q/k/v layouts, folded heads and GQA/MQA broadcasts",
                 [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa,
-                 k_everything, k_latent_queries],
+                 k_everything, k_latent_queries, k_dynamic_shapes],
                 "--rtol 1e-4 --atol 1e-5"),
     # The unfused graphs round scores and probabilities to f16/bf16; the op
     # keeps them in f32, so the tolerance is a few ulps of the narrow type.
@@ -1548,8 +1603,16 @@ def render(family, description, kernels, tolerance):
             key = (at, np.asarray(data).tobytes())
             if key not in defined:
                 defined[key] = f"%{f.name}_{an}"
-                out.append(f"  {defined[key]} = arith.constant "
-                           f"{dense(data, elt)}")
+                if "?" in at:
+                    # A dynamic parameter gets the static constant, cast.
+                    static = ty(np.shape(data), elt)
+                    out.append(f"  {defined[key]}_s = arith.constant "
+                               f"{dense(data, elt)}")
+                    out.append(f"  {defined[key]} = tensor.cast "
+                               f"{defined[key]}_s : {static} to {at}")
+                else:
+                    out.append(f"  {defined[key]} = arith.constant "
+                               f"{dense(data, elt)}")
             names.append(defined[key])
         out.append(f"  %r{n} = call @{f.name}({', '.join(names)}) : "
                    f"({', '.join(t for _, t, _ in f.args)}) -> {f.result}")
