@@ -24,6 +24,7 @@ namespace attn {
 inline void registerAllAttnDialects(DialectRegistry &registry) {
   registry.insert<AttnDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+  registerRuntimeVerifiableOpInterfaceExternalModels(registry);
   registerAttnPipelineDependencies(registry);
 }
 

@@ -48,7 +48,9 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     multi-query (`Hkv == 1`) attention. `Dv` may differ from `Dqk`. Any dim
     may be dynamic; sizes known only at run time must then agree as the
     table says (with `Hq` or `Hkv` dynamic, `Hq` a multiple of `Hkv`), which
-    the verifier cannot check.
+    the verifier cannot check: upstream's `--generate-runtime-verification`
+    asserts them at run time (the op implements
+    `RuntimeVerifiableOpInterface`).
 
     Query, key and value share one element type, `f32`, `f16` or `bf16`;
     the init and the result have the value's element type. All arithmetic

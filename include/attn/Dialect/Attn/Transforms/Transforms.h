@@ -65,6 +65,12 @@ void populateApproximateExp2Patterns(RewritePatternSet &patterns);
 /// Registers the BufferizableOpInterface external model of attn.attention.
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 
+/// Registers the RuntimeVerifiableOpInterface external model of
+/// attn.attention: run-time checks of the shape rules that involve dynamic
+/// sizes (--generate-runtime-verification).
+void registerRuntimeVerifiableOpInterfaceExternalModels(
+    DialectRegistry &registry);
+
 } // namespace attn
 } // namespace mlir
 
