@@ -74,6 +74,74 @@ func.func @generic_decomposed_softmax(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x3
 
 // -----
 
+// The same with the reductions' bodies written accumulator first
+// (arith.maxnumf %out, %in; arith.addf %out, %in), as some frontends emit
+// them.
+// CHECK-LABEL: func @reductions_out_first
+// CHECK-NOT: linalg.generic
+// CHECK: attn.attention ins(%arg0, %arg1, %arg2 : tensor<2x4x16x8xf32>, tensor<2x4x32x8xf32>, tensor<2x4x32x4xf32>) outs(%{{.*}} : tensor<2x4x16x4xf32>) scale = 0.353553385 -> tensor<2x4x16x4xf32>
+// CHECK-NOT: linalg.generic
+#qk = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, h, j, d)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>]
+#pv = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> (b, h, j, e)>, affine_map<(b, h, i, e, j) -> (b, h, i, e)>]
+#id = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row = affine_map<(b, h, i, j) -> (b, h, i)>
+#red = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+#par = ["parallel", "parallel", "parallel", "parallel"]
+#rowred = ["parallel", "parallel", "parallel", "reduction"]
+func.func @reductions_out_first(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x32x8xf32>, %v: tensor<2x4x32x4xf32>) -> tensor<2x4x16x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c = arith.constant 0.353553385 : f32
+  %es = tensor.empty() : tensor<2x4x16x32xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4x16x32xf32>) -> tensor<2x4x16x32xf32>
+  %s = linalg.generic {indexing_maps = #qk, iterator_types = #red} ins(%q, %k : tensor<2x4x16x8xf32>, tensor<2x4x32x8xf32>) outs(%fs : tensor<2x4x16x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16x32xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = #par} ins(%s : tensor<2x4x16x32xf32>) outs(%es : tensor<2x4x16x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16x32xf32>
+  %er = tensor.empty() : tensor<2x4x16xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = #rowred} ins(%x : tensor<2x4x16x32xf32>) outs(%fm : tensor<2x4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maxnumf %o, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16xf32>
+  %e = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = #par} ins(%x, %max : tensor<2x4x16x32xf32>, tensor<2x4x16xf32>) outs(%es : tensor<2x4x16x32xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16x32xf32>
+  %fz = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = #rowred} ins(%e : tensor<2x4x16x32xf32>) outs(%fz : tensor<2x4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %o, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = #par} ins(%e, %sum : tensor<2x4x16x32xf32>, tensor<2x4x16xf32>) outs(%es : tensor<2x4x16x32xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %r = arith.divf %a, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16x32xf32>
+  %eo = tensor.empty() : tensor<2x4x16x4xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x4x16x4xf32>) -> tensor<2x4x16x4xf32>
+  %o = linalg.generic {indexing_maps = #pv, iterator_types = #red} ins(%p, %v : tensor<2x4x16x32xf32>, tensor<2x4x32x4xf32>) outs(%fo : tensor<2x4x16x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16x4xf32>
+  return %o : tensor<2x4x16x4xf32>
+}
+
+// -----
+
 // linalg.batch_matmul with K^T as linalg.transpose, the scores divided by a
 // splat constant, linalg.softmax. The transpose is dead afterwards.
 // CHECK-LABEL: func @batch_matmul_linalg_softmax
