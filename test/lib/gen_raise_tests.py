@@ -857,6 +857,41 @@ def k_dynamic_shapes():
             "// IR-NOT: linalg.softmax"])
 
 
+def k_mixed_static_dynamic():
+    """q's batch dynamic, k's and v's static, the result static (sizes a
+    frontend knows for some operands only): the raised op's result has q's
+    dynamic batch and is cast to the graph's static type; a reshape
+    between the two would need a cast first."""
+    own = np.random.RandomState(20261207)
+    bh = B * H
+    dq = ty(("?", LQ, D))
+    s3 = ty((bh, LQ, LK))
+    body = transpose("kt", "k", (bh, LK, D), (0, 2, 1))
+    body += fill("s_acc", (bh, LQ, LK), "0.0")
+    body += (f"  %s = linalg.batch_matmul ins(%q, %kt : {dq}, "
+             f"{ty((bh, D, LK))}) outs(%s_acc : {s3}) -> {s3}\n")
+    body += scale_tensor("ss", "s", (bh, LQ, LK), "2.82842708", "divf")
+    body += softmax_named("p", "ss", (bh, LQ, LK))
+    body += named_mm("batch_matmul", "o", "p", s3, "v", ty((bh, LK, DV)),
+                     (bh, LQ, DV))
+    body += f"  return %o : {ty((bh, LQ, DV))}\n"
+    return Func("mixed_static_dynamic", [
+        ("q", dq, own.standard_normal((bh, LQ, D)).astype(np.float32)),
+        ("k", ty((bh, LK, D)),
+         own.standard_normal((bh, LK, D)).astype(np.float32)),
+        ("v", ty((bh, LK, DV)),
+         own.standard_normal((bh, LK, DV)).astype(np.float32))],
+        ty((bh, LQ, DV)), body,
+        ir=["// IR-LABEL: func.func @mixed_static_dynamic",
+            f"// IR: %[[R:.*]] = attn.attention ins(%arg0, %arg1, %arg2 : "
+            f"{dq}, {ty((bh, LK, D))}, {ty((bh, LK, DV))}) outs(%{{{{.*}}}} :"
+            f" {ty(('?', LQ, DV))}) scale = 0.353553385 -> "
+            f"{ty(('?', LQ, DV))}",
+            f"// IR: %[[C:.*]] = tensor.cast %[[R]] : {ty(('?', LQ, DV))} to "
+            f"{ty((bh, LQ, DV))}",
+            "// IR: return %[[C]]"])
+
+
 def k_everything():
     """BLHD inputs, GQA by broadcast + collapse, heads folded into 3-D batch
     matmuls, a padding mask and a causal index compare in 4-D, the scale
@@ -1550,7 +1585,8 @@ FAMILIES = {
               "--rtol 1e-4 --atol 1e-5"),
     "layouts": ("with q/k/v layouts, folded heads and GQA/MQA broadcasts",
                 [k_blhd, k_gqa, k_mqa, k_pretransposed_k, k_torch_bmm_gqa,
-                 k_everything, k_latent_queries, k_dynamic_shapes],
+                 k_everything, k_latent_queries, k_dynamic_shapes,
+                 k_mixed_static_dynamic],
                 "--rtol 1e-4 --atol 1e-5"),
     # The unfused graphs round scores and probabilities to f16/bf16; the op
     # keeps them in f32, so the tolerance is a few ulps of the narrow type.

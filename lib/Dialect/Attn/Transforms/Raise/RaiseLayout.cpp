@@ -272,6 +272,27 @@ static Value expandTo(OpBuilder &b, Location loc, Value x,
         collapse.getReassociationIndices() ==
             SmallVector<ReassociationIndices>(reassoc))
       return collapse.getSrc();
+  // A group whose dims are all static needs a static source dim: the sizes
+  // may be known from another operand of the graph than `x` (q with a
+  // dynamic batch, k with it static), so cast `x` to them first.
+  SmallVector<int64_t> source = shapeOf(x);
+  for (auto [d, group] : llvm::enumerate(reassoc)) {
+    int64_t product = 1;
+    for (int64_t e : group)
+      product =
+          ShapedType::isDynamic(shape[e]) || ShapedType::isDynamic(product)
+              ? ShapedType::kDynamic
+              : product * shape[e];
+    if (!ShapedType::isDynamic(product))
+      source[d] = product;
+  }
+  if (source != shapeOf(x)) {
+    x = tensor::CastOp::create(
+        b, loc,
+        RankedTensorType::get(source, getElementTypeOrSelf(x.getType())), x);
+    if (source == ArrayRef<int64_t>(shape) && reassoc.size() == shape.size())
+      return x;
+  }
   return tensor::ExpandShapeOp::create(b, loc, type, x, reassoc);
 }
 
