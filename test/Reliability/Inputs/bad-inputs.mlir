@@ -205,14 +205,6 @@ func.func @f(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x
 }
 
 // -----
-// VALID-IR that every pipeline with passes refuses: the kv head of a query head is
-// unknown when both head counts are dynamic.
-func.func @f(%q: tensor<1x?x4x8xf32>, %k: tensor<1x?x4x8xf32>, %v: tensor<1x?x4x8xf32>, %o: tensor<1x?x4x8xf32>) -> tensor<1x?x4x8xf32> {
-  %r = attn.attention ins(%q, %k, %v : tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32>) outs(%o : tensor<1x?x4x8xf32>) scale = 1.0 -> tensor<1x?x4x8xf32>
-  return %r : tensor<1x?x4x8xf32>
-}
-
-// -----
 // Not UTF-8 inside a string attribute, and an unterminated string.
 func.func @f() attributes {x = "caf\E9
 }
