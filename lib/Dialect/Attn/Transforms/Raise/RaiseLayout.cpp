@@ -260,12 +260,24 @@ static SmallVector<ReassociationIndices> unitInsertion(int64_t toRank,
   return groups;
 }
 
+/// The size of `group`'s dims of `shape` collapsed into one: dynamic where
+/// any of them is.
+static int64_t groupSize(ArrayRef<int64_t> shape,
+                         const ReassociationIndices &group) {
+  int64_t size = 1;
+  for (int64_t d : group) {
+    if (ShapedType::isDynamic(shape[d]))
+      return ShapedType::kDynamic;
+    size *= shape[d];
+  }
+  return size;
+}
+
 static Value expandTo(OpBuilder &b, Location loc, Value x,
                       ArrayRef<int64_t> shape,
                       ArrayRef<ReassociationIndices> reassoc) {
-  if (shape == ArrayRef<int64_t>(shapeOf(x)) && reassoc.size() == shape.size())
-    return x;
-  auto type = RankedTensorType::get(shape, getElementTypeOrSelf(x.getType()));
+  Type elementType = getElementTypeOrSelf(x.getType());
+  auto type = RankedTensorType::get(shape, elementType);
   // Undo a collapse rather than stacking an expand on it.
   if (auto collapse = x.getDefiningOp<tensor::CollapseShapeOp>())
     if (collapse.getSrcType() == type &&
@@ -276,23 +288,14 @@ static Value expandTo(OpBuilder &b, Location loc, Value x,
   // may be known from another operand of the graph than `x` (q with a
   // dynamic batch, k with it static), so cast `x` to them first.
   SmallVector<int64_t> source = shapeOf(x);
-  for (auto [d, group] : llvm::enumerate(reassoc)) {
-    int64_t product = 1;
-    for (int64_t e : group)
-      product =
-          ShapedType::isDynamic(shape[e]) || ShapedType::isDynamic(product)
-              ? ShapedType::kDynamic
-              : product * shape[e];
-    if (!ShapedType::isDynamic(product))
-      source[d] = product;
-  }
-  if (source != shapeOf(x)) {
-    x = tensor::CastOp::create(
-        b, loc,
-        RankedTensorType::get(source, getElementTypeOrSelf(x.getType())), x);
-    if (source == ArrayRef<int64_t>(shape) && reassoc.size() == shape.size())
-      return x;
-  }
+  for (auto [d, group] : llvm::enumerate(reassoc))
+    if (int64_t size = groupSize(shape, group); !ShapedType::isDynamic(size))
+      source[d] = size;
+  if (source != shapeOf(x))
+    x = tensor::CastOp::create(b, loc,
+                               RankedTensorType::get(source, elementType), x);
+  if (source == ArrayRef<int64_t>(shape) && reassoc.size() == shape.size())
+    return x;
   return tensor::ExpandShapeOp::create(b, loc, type, x, reassoc);
 }
 
@@ -341,14 +344,8 @@ static Value collapseTo(OpBuilder &b, Location loc, Value x,
     }
     if (within) {
       SmallVector<int64_t> shape = shapeOf(x), out;
-      for (const ReassociationIndices &group : reassoc) {
-        int64_t size = 1;
-        for (int64_t d : group)
-          size = ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size)
-                     ? ShapedType::kDynamic
-                     : size * shape[d];
-        out.push_back(size);
-      }
+      for (const ReassociationIndices &group : reassoc)
+        out.push_back(groupSize(shape, group));
       return expandTo(b, loc, expand.getSrc(), out, inner);
     }
   }
