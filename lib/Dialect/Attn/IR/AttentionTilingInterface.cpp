@@ -69,14 +69,9 @@ getKVHeadTile(OpBuilder &b, Location loc, AttentionOp op, OpFoldResult offset,
       return op.emitOpError("cannot tile query heads of grouped-query "
                             "attention whose head group size is not static "
                             "into tiles of more than one head");
-    auto dim = [&](Value operand) {
-      return getValueOrCreateConstantIndexOp(
-          b, loc, linalg::createFoldedDimOp(b, loc, operand, op.getHeadDim()));
-    };
-    Value group =
-        arith::DivUIOp::create(b, loc, dim(op.getQuery()), dim(op.getKey()));
     Value kvHead = arith::DivUIOp::create(
-        b, loc, getValueOrCreateConstantIndexOp(b, loc, offset), group);
+        b, loc, getValueOrCreateConstantIndexOp(b, loc, offset),
+        op.createHeadGroupSize(b, loc));
     return std::make_pair(OpFoldResult(kvHead),
                           OpFoldResult(b.getIndexAttr(1)));
   }

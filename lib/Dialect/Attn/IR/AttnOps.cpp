@@ -6,6 +6,9 @@
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -48,6 +51,17 @@ int64_t AttentionOp::getHeadGroupSize() {
   if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) || hkv == 0)
     return ShapedType::kDynamic;
   return hq / hkv;
+}
+
+Value AttentionOp::createHeadGroupSize(OpBuilder &b, Location loc) {
+  int64_t group = getHeadGroupSize();
+  if (!ShapedType::isDynamic(group))
+    return arith::ConstantIndexOp::create(b, loc, group);
+  auto count = [&](Value x) {
+    return getValueOrCreateConstantIndexOp(
+        b, loc, linalg::createFoldedDimOp(b, loc, x, getHeadDim()));
+  };
+  return arith::DivUIOp::create(b, loc, count(getQuery()), count(getKey()));
 }
 
 SmallVector<int64_t> AttentionOp::getScoreShape() {

@@ -357,12 +357,7 @@ static Value repeatHeads(OpBuilder &b, Location loc, AttentionOp op,
     sizes.push_back(
         tensor::getMixedSize(b, loc, d == headDim ? op.getQuery() : src, d));
   Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-  auto count = [&](Value t) {
-    return getValueOrCreateConstantIndexOp(
-        b, loc, tensor::getMixedSize(b, loc, t, headDim));
-  };
-  Value group =
-      arith::DivUIOp::create(b, loc, count(op.getQuery()), count(src));
+  Value group = op.createHeadGroupSize(b, loc);
   AffineMap id = b.getMultiDimIdentityMap(rank);
   return linalg::GenericOp::create(
              b, loc, empty.getType(), ValueRange{}, ValueRange{empty},

@@ -181,6 +181,9 @@ def Attn_AttentionOp : Attn_Op<"attention", [
 
     /// Query heads per key/value head (Hq / Hkv), or kDynamic when unknown.
     int64_t getHeadGroupSize();
+    /// Hq / Hkv as an index value, read from q and k where not static.
+    ::mlir::Value createHeadGroupSize(::mlir::OpBuilder &b,
+                                      ::mlir::Location loc);
 
     /// Shape of the score matrix, [B..., Hq, Lq, Lk], with kDynamic where
     /// unknown. Mask and bias broadcast to it.
