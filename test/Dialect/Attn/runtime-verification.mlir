@@ -18,10 +18,12 @@
 // CHECK: cf.assert %{{.*}}, "{{.*}}init's head count differs from q's (Hq)
 // CHECK: %[[HQ:.*]] = tensor.dim %[[Q]], %c1
 // CHECK: %[[HKV:.*]] = tensor.dim %[[K]], %c1
-// CHECK: %[[NONE:.*]] = arith.cmpi eq, %[[HKV]], %c0
-// CHECK: %[[DIV:.*]] = arith.select %[[NONE]], %c1{{.*}}, %[[HKV]]
-// CHECK: arith.remui %[[HQ]], %[[DIV]]
-// CHECK: cf.assert %{{.*}}, "{{.*}}the query head count (Hq) is not a multiple of the key/value head count (Hkv)
+// CHECK: %[[SOME:.*]] = arith.cmpi ne, %[[HKV]], %c0
+// CHECK: %[[DIV:.*]] = arith.maxui %[[HKV]], %c1
+// CHECK: %[[REM:.*]] = arith.remui %[[HQ]], %[[DIV]]
+// CHECK: %[[WHOLE:.*]] = arith.cmpi eq, %[[REM]], %c0
+// CHECK: %[[OK:.*]] = arith.andi %[[SOME]], %[[WHOLE]]
+// CHECK: cf.assert %[[OK]], "{{.*}}the query head count (Hq) is not a multiple of the key/value head count (Hkv)
 // CHECK: cf.assert %{{.*}}, "{{.*}}init's Lq differs from q's
 // CHECK: cf.assert %{{.*}}, "{{.*}}v's Lk differs from k's
 // CHECK: cf.assert %{{.*}}, "{{.*}}k's Dqk differs from q's

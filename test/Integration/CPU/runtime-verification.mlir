@@ -11,6 +11,7 @@
 // RUN: mlir-runner %t -e valid -entry-point-result=void -shared-libs=%mlir_runner_libs | FileCheck %s --check-prefix=VALID
 // RUN: attn-opt %s --generate-runtime-verification --attn-cpu-pipeline=fused=false | mlir-runner -e valid -entry-point-result=void -shared-libs=%mlir_runner_libs | FileCheck %s --check-prefix=VALID
 // RUN: not --crash stdbuf -o0 mlir-runner %t -e heads_not_multiple -entry-point-result=void -shared-libs=%mlir_runner_libs 2>&1 | FileCheck %s --check-prefix=HEADS
+// RUN: not --crash stdbuf -o0 mlir-runner %t -e zero_kv_heads -entry-point-result=void -shared-libs=%mlir_runner_libs 2>&1 | FileCheck %s --check-prefix=HEADS
 // RUN: not --crash stdbuf -o0 mlir-runner %t -e value_length -entry-point-result=void -shared-libs=%mlir_runner_libs 2>&1 | FileCheck %s --check-prefix=LK
 // RUN: not --crash stdbuf -o0 mlir-runner %t -e key_dim -entry-point-result=void -shared-libs=%mlir_runner_libs 2>&1 | FileCheck %s --check-prefix=DQK
 // RUN: not --crash stdbuf -o0 mlir-runner %t -e mask_one_row -entry-point-result=void -shared-libs=%mlir_runner_libs 2>&1 | FileCheck %s --check-prefix=MASK
@@ -72,6 +73,20 @@ func.func @heads_not_multiple() {
   %qd = tensor.cast %q : tensor<3x3x8xf32> to tensor<?x?x?xf32>
   %kd = tensor.cast %k : tensor<2x5x8xf32> to tensor<?x?x?xf32>
   %md = tensor.cast %m : tensor<3x3x5xi1> to tensor<?x?x?xi1>
+  call @run(%qd, %kd, %kd, %md, %p) : (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xi1>, index) -> ()
+  return
+}
+
+// 4 query heads on no kv head: Hq is a multiple of 0 only with Hq = 0, and
+// the verifier refuses a static Hkv of 0 in any case.
+func.func @zero_kv_heads() {
+  %q = arith.constant dense<0.5> : tensor<4x3x8xf32>
+  %k = arith.constant dense<> : tensor<0x5x8xf32>
+  %m = arith.constant dense<true> : tensor<4x3x5xi1>
+  %p = arith.constant 3 : index
+  %qd = tensor.cast %q : tensor<4x3x8xf32> to tensor<?x?x?xf32>
+  %kd = tensor.cast %k : tensor<0x5x8xf32> to tensor<?x?x?xf32>
+  %md = tensor.cast %m : tensor<4x3x5xi1> to tensor<?x?x?xi1>
   call @run(%qd, %kd, %kd, %md, %p) : (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xi1>, index) -> ()
   return
 }

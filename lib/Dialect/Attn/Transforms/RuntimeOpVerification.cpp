@@ -73,14 +73,11 @@ struct AttentionOpVerification
       Value hq = size(q, head), hkv = size(k, head);
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value none = eq(hkv, zero);
-      Value divisor = arith::SelectOp::create(b, loc, none, one, hkv);
+      Value some =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, hkv, zero);
+      Value divisor = arith::MaxUIOp::create(b, loc, hkv, one);
       Value whole = eq(arith::RemUIOp::create(b, loc, hq, divisor), zero);
-      Value ok = arith::AndIOp::create(
-          b, loc, whole,
-          arith::XOrIOp::create(
-              b, loc, none,
-              arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
+      Value ok = arith::AndIOp::create(b, loc, some, whole);
       check(ok, "the query head count (Hq) is not a multiple of the "
                 "key/value head count (Hkv)");
     }
