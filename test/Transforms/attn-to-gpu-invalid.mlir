@@ -32,7 +32,7 @@ func.func @head_dim_too_large(%q: memref<2x64x512xbf16>, %k: memref<2x64x512xbf1
 
 func.func @dynamic_head_dim(%q: memref<2x64x?xf16>, %k: memref<2x64x?xf16>,
                             %v: memref<2x64x?xf16>, %o: memref<2x64x?xf16>) {
-  // expected-error @+1 {{the head counts and head dims must be static}}
+  // expected-error @+1 {{the head dims must be static}}
   attn.attention ins(%q, %k, %v : memref<2x64x?xf16>, memref<2x64x?xf16>, memref<2x64x?xf16>)
                  outs(%o : memref<2x64x?xf16>) scale = 0.125
   return

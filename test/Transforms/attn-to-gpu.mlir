@@ -178,6 +178,31 @@ func.func @dynamic_d256(%q: memref<?x4x?x256xf16>, %k: memref<?x4x?x256xf16>,
 
 // -----
 
+// Head counts known only at run time (what --attn-raise makes of a graph
+// whose batch and heads share a dynamic dim): the grid's y is Hq, the empty
+// grid test takes it too, and each block divides by Hq / Hkv once.
+// CHECK-LABEL: func.func @dynamic_heads
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: memref<?x?x64xbf16>, %[[K:[a-z0-9]+]]: memref<?x?x64xbf16>
+// CHECK: %[[LQ:.*]] = memref.dim %[[Q]], %c1
+// CHECK: %[[X:.*]] = arith.ceildivui %[[LQ]], %c128
+// CHECK: %[[HQ:.*]] = memref.dim %[[Q]], %c0
+// CHECK: %[[NOX:.*]] = arith.cmpi eq, %[[X]], %c0
+// CHECK: %[[NOY:.*]] = arith.cmpi eq, %[[HQ]], %c0
+// CHECK: arith.ori %[[NOX]], %[[NOY]]
+// CHECK: scf.if
+// CHECK: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %[[X]], %{{.*}} = %[[HQ]], %{{.*}} = %c1)
+// CHECK: %[[HKV:.*]] = memref.dim %[[K]], %c0
+// CHECK: %[[GROUP:.*]] = arith.divui %[[HQ]], %[[HKV]]
+// CHECK: arith.divui %block_id_y, %[[GROUP]]
+func.func @dynamic_heads(%q: memref<?x?x64xbf16>, %k: memref<?x?x64xbf16>,
+                         %v: memref<?x?x64xbf16>, %o: memref<?x?x64xbf16>) {
+  attn.attention ins(%q, %k, %v : memref<?x?x64xbf16>, memref<?x?x64xbf16>, memref<?x?x64xbf16>)
+                 outs(%o : memref<?x?x64xbf16>) scale = 0.125
+  return
+}
+
+// -----
+
 // The output buffer of a bufferized tensor function is device memory: an
 // async gpu.alloc (the form gpu-to-llvm lowers) on a stream of its own,
 // waited for before the launch.

@@ -59,7 +59,7 @@ static std::array<Value, 3> gridSize(OpBuilder &b, Location loc, AttentionOp op,
   Value lq = memref::DimOp::create(b, loc, q, rank - 2);
   Value blockQ = arith::ConstantIndexOp::create(b, loc, cfg.blockQ);
   Value x = arith::CeilDivUIOp::create(b, loc, lq, blockQ);
-  Value y = arith::ConstantIndexOp::create(b, loc, op.getNumQueryHeads());
+  Value y = memref::DimOp::create(b, loc, q, rank - 3);
   Value z = arith::ConstantIndexOp::create(b, loc, 1);
   for (int64_t i = 0; i < rank - 3; ++i)
     z = arith::MulIOp::create(b, loc, z, memref::DimOp::create(b, loc, q, i));
@@ -347,10 +347,11 @@ void AttnToGPUPass::lower(AttentionOp op, const FlashKernelConfig &cfg,
   }
 
   // An empty grid is not a valid launch (nor is the merge's, empty with it).
-  Value empty = arith::OrIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, grid[0], zero),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, grid[2], zero));
+  Value empty = arith::ConstantIntOp::create(b, loc, 0, 1);
+  for (Value size : grid)
+    empty = arith::OrIOp::create(
+        b, loc, empty,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, zero));
   Value nonEmpty = arith::XOrIOp::create(
       b, loc, empty, arith::ConstantIntOp::create(b, loc, 1, 1));
   auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElseRegion=*/false);

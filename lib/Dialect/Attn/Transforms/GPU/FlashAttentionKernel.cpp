@@ -145,11 +145,10 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
       return failure();
     }
   }
-  int64_t hq = op.getNumQueryHeads(), hkv = op.getNumKVHeads();
+  // (Head counts may be dynamic: the kernel reads them from the operands.)
   int64_t d = op.getQKHeadDim(), dv = op.getVHeadDim();
-  if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
-      ShapedType::isDynamic(d) || ShapedType::isDynamic(dv)) {
-    why = "the head counts and head dims must be static";
+  if (ShapedType::isDynamic(d) || ShapedType::isDynamic(dv)) {
+    why = "the head dims must be static";
     return failure();
   }
   if (d % 16 != 0 || dv % 16 != 0 || d > 256 || dv > 256) {
@@ -225,7 +224,7 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   }
   cfg.headDimQK = d;
   cfg.headDimV = dv;
-  cfg.groupSize = hq / hkv;
+  cfg.groupSize = op.getHeadGroupSize();
   cfg.elemType = elem;
   cfg.scale = op.getScaleValue();
   cfg.causal = op.getCausal();
@@ -1137,7 +1136,7 @@ void FlashAttentionEmitter::setUp() {
     for (int64_t i = 0; i < numBatch; ++i)
       batchCount = mul(batchCount, dim(ops.query, i));
     partialIndex = splitKVPartialRow(b, loc, split, batchLinear, head,
-                                     batchCount, qType.getDimSize(rank - 3));
+                                     batchCount, dim(ops.query, rank - 3));
   }
   batchIdx.assign(numBatch, Value());
   for (int64_t i = numBatch - 1; i >= 0; --i) {
@@ -1145,7 +1144,10 @@ void FlashAttentionEmitter::setUp() {
     batchIdx[i] = rem(batchLinear, size);
     batchLinear = div(batchLinear, size);
   }
-  kvHead = div(head, ci(cfg.groupSize));
+  // Hq / Hkv, or read from the operands: one division per block.
+  kvHead = div(head, ShapedType::isDynamic(cfg.groupSize)
+                         ? div(dim(ops.query, rank - 3), dim(ops.key, rank - 3))
+                         : ci(cfg.groupSize));
   lq = dim(ops.query, rank - 2);
   lk = dim(ops.key, rank - 2);
   q0 = mul(qBlock, ci(bm));

@@ -35,7 +35,8 @@ struct FlashKernelConfig {
   /// Keys per step of the K/V loop.
   int64_t blockKV = 64;
   int64_t headDimQK = 0, headDimV = 0;
-  /// Hq / Hkv.
+  /// Hq / Hkv, or ShapedType::kDynamic where the head counts are known only
+  /// at run time.
   int64_t groupSize = 1;
   /// Keep the block's Q fragments in registers for the whole loop (else they
   /// are reloaded from shared memory each step, to save registers).

@@ -93,14 +93,11 @@ Value mlir::attn::gpu_kernel::emitSplitCount(OpBuilder &b, Location loc,
 Value mlir::attn::gpu_kernel::splitKVPartialRow(OpBuilder &b, Location loc,
                                                 Value split, Value batch,
                                                 Value head, Value batches,
-                                                int64_t heads) {
+                                                Value heads) {
   Value splitBatch = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, split, batches), batch);
   return arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, splitBatch,
-                            arith::ConstantIndexOp::create(b, loc, heads)),
-      head);
+      b, loc, arith::MulIOp::create(b, loc, splitBatch, heads), head);
 }
 
 Value mlir::attn::gpu_kernel::splitKVMergeBlocks(OpBuilder &b, Location loc,
@@ -144,7 +141,7 @@ void mlir::attn::gpu_kernel::emitSplitKVMergeBlock(
   prefix.push_back(head);
   Value lq = memref::DimOp::create(b, loc, ops.out, rank - 2);
   Value lastRow = arith::SubIOp::create(b, loc, lq, ci(1));
-  int64_t heads = outType.getDimSize(rank - 3);
+  Value heads = memref::DimOp::create(b, loc, ops.out, rank - 3);
 
   // Per thread: one pair of columns of one row.
   Value pair = arith::AddIOp::create(

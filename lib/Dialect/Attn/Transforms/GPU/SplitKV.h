@@ -51,7 +51,7 @@ constexpr int64_t kMergeThreads = 128;
 /// and linearized batch index `batch` writes: (split * batches + batch) *
 /// heads + head (uniform indices).
 Value splitKVPartialRow(OpBuilder &b, Location loc, Value split, Value batch,
-                        Value head, Value batches, int64_t heads);
+                        Value head, Value batches, Value heads);
 
 /// The merge's grid x for `out` (ceil(Lq * Dv / 2 / kMergeThreads)); y and z
 /// are the attention kernel's (heads, batch).
