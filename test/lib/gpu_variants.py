@@ -2,9 +2,10 @@
 """The GPU kernel variants that are compiled, assembled and benchmarked.
 
 Each variant is a host function on memrefs in device memory with dynamic
-batch and sequence lengths (one kernel serves every B, Lq, Lk):
+batch and sequence lengths (one kernel serves every B, Lq, Lk), and head
+counts too in the ``dynheads`` variants:
 
-    func.func @attn_<name>(%q: memref<?xHxLqxD>, %k, %v[, %mask][, %bias], %out)
+    func.func @attn_<name>(%q: memref<?xHx?xD>, %k, %v[, %mask][, %bias], %out)
 
 ``python3 gpu_variants.py OUTDIR [REGEX]`` writes one ``<name>.mlir`` per
 variant (those whose name matches REGEX) with its tile options in
@@ -57,6 +58,9 @@ class Variant:
     # GQA: each key/value head's query heads as one kernel's query rows
     # where that fills the blocks better ("pack-gqa=1", --attn-pack-gqa).
     pack_gqa: bool = False
+    # Hq and Hkv dynamic in the function's types: the kernel reads them,
+    # and Hq / Hkv, at run time.
+    dynamic_heads: bool = False
 
     @property
     def tiles(self) -> str:
@@ -118,6 +122,8 @@ class Variant:
             parts.append(f"splitkv{self.split_kv or ''}")
         if self.pack_gqa:
             parts.append("packgqa")
+        if self.dynamic_heads:
+            parts.append("dynheads")
         if self.block_q or self.block_kv:
             parts.append(f"q{self.block_q or 'def'}kv{self.block_kv or 'def'}")
         return "_".join(parts)
@@ -224,12 +230,19 @@ def _variants() -> list[Variant]:
                        pack_gqa=True))
     out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
                        split_kv=0, pack_gqa=True))
+    # Head counts known only at run time (a raised dynamic-shape graph),
+    # on the mma.sync and the warp-specialized kernels.
+    out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
+                       dynamic_heads=True))
+    out.append(Variant("bf16", 128, 128, causal="bottom_right", hkv=4,
+                       wgmma=True, ws=True, dynamic_heads=True))
     return out
 
 
 def module_text(v: Variant) -> str:
     def ty(heads: int, dim: str) -> str:
-        return f"memref<?x{heads}x?x{dim}x{v.dtype}>"
+        count = "?" if v.dynamic_heads else heads
+        return f"memref<?x{count}x?x{dim}x{v.dtype}>"
     q, k, vv = ty(HEADS, str(v.d)), ty(v.hkv, str(v.d)), ty(v.hkv, str(v.dv))
     o = ty(HEADS, str(v.dv))
     args = [f"%q: {q}", f"%k: {k}", f"%v: {vv}"]
