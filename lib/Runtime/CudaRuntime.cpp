@@ -9,15 +9,21 @@
 // the first call, not linked: the library loads on machines without a
 // driver, and the first call there reports that no driver was found instead
 // of the program failing to start. Every failing driver call is reported on
-// stderr with the call's text and CUDA's error name and string.
+// stderr with the call's text and CUDA's error name and string, and kept for
+// attnCudaRuntimeTakeErrors (attn-c/CudaRuntime.h), so that callers without
+// a terminal (Python, a server) can fail the call that met it.
 //
 //===----------------------------------------------------------------------===//
+
+#include "attn-c/CudaRuntime.h"
 
 #include <cuda.h>
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -92,10 +98,50 @@ struct Driver {
 
 Driver driver;
 
+// The errors reported on this thread since attnCudaRuntimeTakeErrors last
+// took them, one per line (bounded: a runaway loop of failures must not
+// grow it without end).
+thread_local std::string pendingErrors;
+constexpr size_t kMaxPendingErrors = 16 * 1024;
+
+void keepError(const std::string &line) {
+  if (pendingErrors.size() >= kMaxPendingErrors)
+    return;
+  if (!pendingErrors.empty())
+    pendingErrors += '\n';
+  pendingErrors.append(line, 0, kMaxPendingErrors - pendingErrors.size());
+}
+
+std::string formatLine(const char *format, va_list args) {
+  va_list copy;
+  va_copy(copy, args);
+  int length = std::vsnprintf(nullptr, 0, format, copy);
+  va_end(copy);
+  if (length <= 0)
+    return std::string();
+  std::string line(size_t(length) + 1, '\0');
+  std::vsnprintf(line.data(), line.size(), format, args);
+  line.resize(size_t(length));
+  return line;
+}
+
+// Prints one error line on stderr, prefixed with the library's name, and
+// keeps it for attnCudaRuntimeTakeErrors. Returns the line.
+__attribute__((format(printf, 1, 2))) std::string
+reportError(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::string line = formatLine(format, args);
+  va_end(args);
+  std::fprintf(stderr, "attn_cuda_runtime: %s\n", line.c_str());
+  keepError(line);
+  return line;
+}
+
 // Reports that CALL, made in WHERE, failed with RESULT: the error's name and
 // text from the driver, or, where the driver cannot say (the toolkit's stub
-// libcuda, for one), from a few known codes.
-void report(const char *where, const char *call, CUresult result) {
+// libcuda, for one), from a few known codes. Returns the lines reported.
+std::string report(const char *where, const char *call, CUresult result) {
   const char *name = nullptr, *text = nullptr;
   if (driver.cuGetErrorName && driver.cuGetErrorName(result, &name) != 0)
     name = nullptr;
@@ -115,14 +161,19 @@ void report(const char *where, const char *call, CUresult result) {
       break;
     }
   }
-  std::fprintf(stderr, "attn_cuda_runtime: %s: %s failed: %s (%s)\n", where,
-               call, name ? name : "unknown CUresult",
-               text ? text : "no description");
+  std::string lines = reportError("%s: %s failed: %s (%s)", where, call,
+                                  name ? name : "unknown CUresult",
+                                  text ? text : "no description");
   if (!name)
-    std::fprintf(stderr, "attn_cuda_runtime: (CUresult %d)\n", int(result));
+    lines += "\n" + reportError("(CUresult %d)", int(result));
+  return lines;
 }
 
-// Loads the driver and calls cuInit. Reports failure.
+// Why the driver cannot be used (empty: it can), set once by initDriver.
+std::string driverFailure;
+
+// Loads the driver and calls cuInit. Reports failure and records it in
+// driverFailure.
 bool initDriver() {
   const char *path = std::getenv("ATTN_CUDA_DRIVER");
   if (!path || !*path)
@@ -130,39 +181,42 @@ bool initDriver() {
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *why = dlerror();
-    std::fprintf(stderr,
-                 "attn_cuda_runtime: cuInit failed: no CUDA driver (%s not "
-                 "found: %s)\n",
-                 path, why ? why : "dlopen failed");
+    driverFailure = reportError("cuInit failed: no CUDA driver (%s not "
+                                "found: %s)",
+                                path, why ? why : "dlopen failed");
     return false;
   }
-  bool complete = true;
 #define ATTN_RESOLVE(fn)                                                       \
   driver.fn =                                                                  \
       reinterpret_cast<decltype(driver.fn)>(dlsym(handle, ATTN_STR(fn)));      \
-  if (!driver.fn) {                                                            \
-    std::fprintf(stderr,                                                       \
-                 "attn_cuda_runtime: the CUDA driver %s lacks %s (driver "     \
-                 "too old?)\n",                                                \
-                 path, ATTN_STR(fn));                                          \
-    complete = false;                                                          \
-  }
+  if (!driver.fn && driverFailure.empty())                                     \
+    driverFailure = reportError("the CUDA driver %s lacks %s (driver too "     \
+                                "old?)",                                       \
+                                path, ATTN_STR(fn));
   ATTN_CUDA_DRIVER_FUNCTIONS(ATTN_RESOLVE)
 #undef ATTN_RESOLVE
-  if (!complete)
+  if (!driverFailure.empty())
     return false;
   CUresult result = driver.cuInit(0);
   if (result != CUDA_SUCCESS) {
-    report("initialization", "cuInit(0)", result);
+    driverFailure = report("initialization", "cuInit(0)", result);
     return false;
   }
   return true;
 }
 
 // Loads and initializes the driver on the first call (thread-safe: a static
-// local's initialization); later calls return the outcome.
+// local's initialization); later calls return the outcome. A failure is
+// printed once, and kept for every later call (on any thread) that it fails.
 bool ensureDriver() {
-  static const bool ready = initDriver();
+  static thread_local bool initializing = false;
+  static const bool ready = [] {
+    initializing = true;
+    return initDriver();
+  }();
+  if (!ready && !initializing)
+    keepError(driverFailure);
+  initializing = false;
   return ready;
 }
 
@@ -192,8 +246,7 @@ bool ensureContext(const char *where) {
     return false;
   int32_t ordinal = defaultDevice.load(std::memory_order_relaxed);
   if (ordinal < 0 || ordinal >= kMaxDevices) {
-    std::fprintf(stderr, "attn_cuda_runtime: %s: invalid device %d\n", where,
-                 ordinal);
+    reportError("%s: invalid device %d", where, ordinal);
     return false;
   }
   CUcontext context = primaryContexts[ordinal].load(std::memory_order_acquire);
@@ -252,10 +305,9 @@ bool ensureSharedMemory(CUfunction function, int32_t smem, const char *where) {
         driver.cuDeviceGetAttribute(
             &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             device) == CUDA_SUCCESS)
-      std::fprintf(stderr,
-                   "attn_cuda_runtime: %s: the kernel asks for %d bytes of "
-                   "dynamic shared memory; the device allows %d\n",
-                   where, smem, optin);
+      reportError("%s: the kernel asks for %d bytes of dynamic shared "
+                  "memory; the device allows %d",
+                  where, smem, optin);
     return false;
   }
   limit = smem;
@@ -324,7 +376,7 @@ ATTN_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
                     reinterpret_cast<void *>(intptr_t(optLevel))};
   if (!CU(cuModuleLoadDataEx, &module, data, 3, options, values) && log[0])
-    std::fprintf(stderr, "attn_cuda_runtime: PTX JIT log:\n%s\n", log);
+    reportError("PTX JIT log:\n%s", log);
   return module;
 }
 
@@ -355,7 +407,7 @@ ATTN_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
     return it->second;
   CUfunction function = nullptr;
   if (!CU(cuModuleGetFunction, &function, module, name)) {
-    std::fprintf(stderr, "attn_cuda_runtime: (kernel '%s')\n", name);
+    reportError("(kernel '%s')", name);
     return nullptr;
   }
   cache.functions.emplace(std::move(key), function);
@@ -459,14 +511,29 @@ void flushKernelTimes(CUstream stream) {
 }
 } // namespace
 
+namespace {
+// Whether a launch of FUNCTION can go ahead. A null FUNCTION is a module or
+// lookup that failed before (reported then): reported again, as the launch
+// that did not happen, unless the driver itself is missing (kept, printed
+// once).
+bool readyToLaunch(CUfunction function, int32_t smem, const char *where) {
+  if (!ensureContext(where))
+    return false;
+  if (!function) {
+    reportError("%s: no kernel to launch (its module did not load)", where);
+    return false;
+  }
+  return ensureSharedMemory(function, smem, where);
+}
+} // namespace
+
 ATTN_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                   intptr_t gridY, intptr_t gridZ,
                                   intptr_t blockX, intptr_t blockY,
                                   intptr_t blockZ, int32_t smem,
                                   CUstream stream, void **params, void **extra,
                                   size_t /*paramsCount*/) {
-  if (!function || !ensureContext(__func__) ||
-      !ensureSharedMemory(function, smem, __func__))
+  if (!readyToLaunch(function, smem, __func__))
     return;
   CUevent timer = startKernelTimer(stream);
   CU(cuLaunchKernel, function, unsigned(gridX), unsigned(gridY),
@@ -482,8 +549,7 @@ ATTN_EXPORT void mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
                                          intptr_t blockY, intptr_t blockZ,
                                          int32_t smem, CUstream stream,
                                          void **params, void **extra) {
-  if (!function || !ensureContext(__func__) ||
-      !ensureSharedMemory(function, smem, __func__))
+  if (!readyToLaunch(function, smem, __func__))
     return;
   // Clusters of more than 8 blocks are "non-portable" and need opting in.
   if (clusterX * clusterY * clusterZ > 8)
@@ -676,8 +742,8 @@ CUmemoryPool memoryPool(const char *where) {
   cuuint64_t threshold = UINT64_MAX;
   if (!CU(cuMemPoolSetAttribute, pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
           &threshold))
-    std::fprintf(stderr, "attn_cuda_runtime: (the memory pool returns freed "
-                         "memory to the OS at each synchronization)\n");
+    reportError("(the memory pool returns freed memory to the OS at each "
+                "synchronization)");
   pools.pools[ordinal] = pool;
   return pool;
 }
@@ -819,10 +885,8 @@ ATTN_EXPORT void *mgpuTensorMapEncodeTiledMemref(
   static const int kElementSize[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
   if (rank < 1 || rank > 5 || dataType < 0 ||
       dataType >= int64_t(sizeof(kElementSize) / sizeof(kElementSize[0]))) {
-    std::fprintf(stderr,
-                 "attn_cuda_runtime: %s: unsupported rank %lld or data type "
-                 "%lld\n",
-                 __func__, (long long)rank, (long long)dataType);
+    reportError("%s: unsupported rank %lld or data type %lld", __func__,
+                (long long)rank, (long long)dataType);
     return nullptr;
   }
   if (!ensureContext(__func__))
@@ -832,10 +896,9 @@ ATTN_EXPORT void *mgpuTensorMapEncodeTiledMemref(
   const int64_t *strides = sizes + rank;
   int64_t elementSize = kElementSize[dataType];
   if (strides[rank - 1] != 1) {
-    std::fprintf(stderr,
-                 "attn_cuda_runtime: %s: the innermost dimension must be "
-                 "contiguous (stride %lld)\n",
-                 __func__, (long long)strides[rank - 1]);
+    reportError("%s: the innermost dimension must be contiguous (stride "
+                "%lld)",
+                __func__, (long long)strides[rank - 1]);
     return nullptr;
   }
   // CUDA orders dimensions innermost first; its strides (in bytes) are those
@@ -876,4 +939,19 @@ ATTN_EXPORT void *mgpuTensorMapEncodeTiledMemref(
   }
   cache.maps.emplace(std::move(key), deviceMap);
   return reinterpret_cast<void *>(deviceMap);
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+ATTN_EXPORT size_t attnCudaRuntimeTakeErrors(char *buffer, size_t size) {
+  size_t length = pendingErrors.size();
+  if (buffer && size) {
+    size_t copied = std::min(length, size - 1);
+    std::memcpy(buffer, pendingErrors.data(), copied);
+    buffer[copied] = '\0';
+  }
+  pendingErrors.clear();
+  return length;
 }

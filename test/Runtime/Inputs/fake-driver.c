@@ -3,16 +3,35 @@
 // test printed with their arguments. Everything else fails with
 // CUDA_ERROR_NOT_SUPPORTED. Names are those the runtime resolves (cuda.h's
 // _v2 versions); only the argument types the runtime passes matter here.
+// FAKE_CUDA_FAIL=NAME makes the function NAME (cuLaunchKernel, cuMemcpyAsync,
+// cuStreamSynchronize) fail as an illegal address would, or cuModuleLoadData
+// as a binary for another GPU.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NOT_SUPPORTED 801
+#define ILLEGAL_ADDRESS 700
+#define NO_BINARY_FOR_GPU 209
+#define STREAM_NUMBER(stream) ((int)((uintptr_t)(stream)&0xfff))
+
+static int failing(const char *name) {
+  const char *fail = getenv("FAKE_CUDA_FAIL");
+  return fail && strcmp(fail, name) == 0;
+}
+
+// Line-buffered, so that its lines interleave with the caller's.
+__attribute__((constructor)) static void lineBuffered(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+}
 
 int cuInit(unsigned flags) { return 0; }
 int cuGetErrorName(int error, const char **name) {
-  *name = error == NOT_SUPPORTED ? "CUDA_ERROR_NOT_SUPPORTED" : "FAKE_ERROR";
+  *name = error == NOT_SUPPORTED       ? "CUDA_ERROR_NOT_SUPPORTED"
+          : error == ILLEGAL_ADDRESS   ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+          : error == NO_BINARY_FOR_GPU ? "CUDA_ERROR_NO_BINARY_FOR_GPU"
+                                       : "FAKE_ERROR";
   return 0;
 }
 int cuGetErrorString(int error, const char **text) {
@@ -97,6 +116,20 @@ int cuMemcpy(uint64_t dst, uint64_t src, size_t bytes) {
   memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
   return 0;
 }
+int cuMemcpyAsync(uint64_t dst, uint64_t src, size_t bytes, void *stream) {
+  printf("cuMemcpyAsync %zu stream=%d\n", bytes, STREAM_NUMBER(stream));
+  if (failing("cuMemcpyAsync"))
+    return ILLEGAL_ADDRESS;
+  memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+  return 0;
+}
+int cuMemsetD16Async(uint64_t dst, unsigned short value, size_t count,
+                     void *stream) {
+  printf("cuMemsetD16Async %zu stream=%d\n", count, STREAM_NUMBER(stream));
+  for (size_t i = 0; i < count; ++i)
+    ((unsigned short *)(uintptr_t)dst)[i] = value;
+  return 0;
+}
 int cuMemFree_v2(uint64_t ptr) {
   printf("cuMemFree\n");
   free((void *)(uintptr_t)ptr);
@@ -105,7 +138,6 @@ int cuMemFree_v2(uint64_t ptr) {
 
 // Stream-ordered allocation: printed with the stream's number.
 static int pool;
-#define STREAM_NUMBER(stream) ((int)((uintptr_t)(stream) & 0xfff))
 int cuMemPoolCreate(void **out, const void *props) {
   printf("cuMemPoolCreate\n");
   *out = &pool;
@@ -132,6 +164,8 @@ int cuMemFreeAsync(uint64_t ptr, void *stream) {
 // Modules, functions and streams are fake handles; launches are printed.
 static int module, function, streams;
 int cuModuleLoadData(void **out, const void *image) {
+  if (failing("cuModuleLoadData"))
+    return NO_BINARY_FOR_GPU;
   *out = &module;
   return 0;
 }
@@ -151,7 +185,7 @@ int cuStreamCreate(void **stream, unsigned flags) {
 }
 int cuStreamSynchronize(void *stream) {
   printf("cuStreamSynchronize\n");
-  return 0;
+  return failing("cuStreamSynchronize") ? ILLEGAL_ADDRESS : 0;
 }
 int cuStreamDestroy_v2(void *stream) {
   printf("cuStreamDestroy\n");
@@ -160,9 +194,15 @@ int cuStreamDestroy_v2(void *stream) {
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                    unsigned by, unsigned bz, unsigned smem, void *stream,
                    void **params, void **extra) {
-  printf("cuLaunchKernel grid=%u,%u,%u block=%u smem=%u stream=%d\n", gx, gy,
-         gz, bx, smem, STREAM_NUMBER(stream));
-  return 0;
+  printf("cuLaunchKernel grid=%u,%u,%u block=%u smem=%u stream=%d", gx, gy, gz,
+         bx, smem, STREAM_NUMBER(stream));
+  // FAKE_CUDA_LAUNCH_PARAMS=N: the first N parameters, as 64-bit words.
+  const char *count = getenv("FAKE_CUDA_LAUNCH_PARAMS");
+  for (int i = 0, n = count ? atoi(count) : 0; i < n; ++i)
+    printf("%s%#llx", i ? "," : " params=",
+           (unsigned long long)*(const uint64_t *)params[i]);
+  printf("\n");
+  return failing("cuLaunchKernel") ? ILLEGAL_ADDRESS : 0;
 }
 // Events are numbered in creation order, and the time up to an event is a
 // quarter of a millisecond per number: each launch's time says which it was.
@@ -187,8 +227,6 @@ UNSUPPORTED(cuLaunchKernelEx)
 UNSUPPORTED(cuStreamWaitEvent)
 UNSUPPORTED(cuEventSynchronize)
 UNSUPPORTED(cuMemAllocManaged)
-UNSUPPORTED(cuMemcpyAsync)
-UNSUPPORTED(cuMemsetD16Async)
 UNSUPPORTED(cuMemsetD32Async)
 UNSUPPORTED(cuMemHostRegister_v2)
 UNSUPPORTED(cuMemHostUnregister)
