@@ -13,7 +13,9 @@
  * ITERS > 0 it then times ITERS further calls (after 3 warm-up calls) and
  * writes one time per line, in milliseconds, to DIR/times_ms.txt. Each call
  * is synchronous (the generated host code launches on a fresh stream and
- * waits), so a time includes the launch and stream overheads.
+ * waits), so a time includes the launch and stream overheads. Any error the
+ * runtime reports (attnCudaRuntimeTakeErrors) ends the run with status 4:
+ * a launch that failed leaves the output poisoned and its time meaningless.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -34,6 +36,7 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream);
 void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
 void *mgpuStreamCreate(void);
 void mgpuStreamSynchronize(void *stream);
+size_t attnCudaRuntimeTakeErrors(char *buffer, size_t size);
 
 typedef void (*VariantFn)(MemRef4 **args);
 typedef struct {
@@ -57,9 +60,18 @@ static MemRef4 makeMemRef(void *ptr, int64_t s0, int64_t s1, int64_t s2,
   return m;
 }
 
-/* The runtime reports CUDA errors on stderr and returns null. */
+/* The runtime prints CUDA errors on stderr and keeps them for this check. */
+static void checkRuntime(const char *doing) {
+  char errors[4096];
+  if (attnCudaRuntimeTakeErrors(errors, sizeof errors)) {
+    fprintf(stderr, "error: %s failed: %s\n", doing, errors);
+    exit(4);
+  }
+}
+
 static void *deviceAlloc(size_t bytes) {
   void *p = mgpuMemAlloc(bytes, NULL, 0);
+  checkRuntime("allocating device memory");
   if (!p) {
     fprintf(stderr, "error: no device memory (%zu bytes)\n", bytes);
     exit(3);
@@ -84,6 +96,7 @@ static void *upload(const char *dir, const char *name, size_t bytes) {
   fclose(f);
   void *dev = deviceAlloc(bytes);
   mgpuMemcpy(dev, host, bytes, NULL);
+  checkRuntime("copying to the device");
   free(host);
   return dev;
 }
@@ -111,6 +124,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "error: unknown variant %s\n", argv[1]);
     return 2;
   }
+  /* The kernels' modules are loaded by global constructors, before main. */
+  checkRuntime("loading the kernels");
   int64_t b = atoll(argv[2]), lq = atoll(argv[3]), lk = atoll(argv[4]);
   const char *dir = argv[5];
   int iters = argc > 6 ? atoi(argv[6]) : 0;
@@ -124,6 +139,7 @@ int main(int argc, char **argv) {
   void *out = deviceAlloc(outElems * e);
   /* 0xFFFF is a NaN in f16 and bf16, 0xFFFFFFFF in f32. */
   mgpuMemset16(out, 0xFFFF, outElems * e / 2, NULL);
+  checkRuntime("poisoning the output");
 
   MemRef4 mq = makeMemRef(q, b, h, lq, v->d);
   MemRef4 mk = makeMemRef(k, b, hkv, lk, v->d);
@@ -145,8 +161,10 @@ int main(int argc, char **argv) {
   args[n++] = &mo;
 
   v->fn(args);
+  checkRuntime(v->name);
   void *host = malloc(outElems * e);
   mgpuMemcpy(host, out, outElems * e, NULL);
+  checkRuntime("copying the output back");
   char path[4096];
   snprintf(path, sizeof path, "%s/out.bin", dir);
   FILE *f = fopen(path, "wb");
@@ -159,15 +177,22 @@ int main(int argc, char **argv) {
   if (iters > 0) {
     for (int i = 0; i < 3; ++i)
       v->fn(args);
+    checkRuntime(v->name);
     snprintf(path, sizeof path, "%s/times_ms.txt", dir);
     f = fopen(path, "w");
     for (int i = 0; i < iters; ++i) {
       double t0 = nowMs();
       v->fn(args);
-      fprintf(f, "%.6f\n", nowMs() - t0);
+      double t1 = nowMs();
+      checkRuntime(v->name);
+      fprintf(f, "%.6f\n", t1 - t0);
     }
     fclose(f);
   }
+  free(host);
+  for (int i = 0; i < n; ++i)
+    mgpuMemFree(args[i]->allocated, NULL);
+  checkRuntime("freeing device memory");
   printf("ok %s B=%lld Lq=%lld Lk=%lld\n", v->name, (long long)b, (long long)lq,
          (long long)lk);
   return 0;

@@ -33,3 +33,10 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count,
   for (size_t i = 0; i < count; ++i)
     p[i] = value;
 }
+/* The emulation aborts on an error, with its message, instead of reporting
+ * it. */
+size_t attnCudaRuntimeTakeErrors(char *buffer, size_t size) {
+  if (buffer && size)
+    buffer[0] = '\0';
+  return 0;
+}
