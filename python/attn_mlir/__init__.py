@@ -11,9 +11,11 @@ and MLIR's C API, on libMLIR.so) and needs only numpy.
     print(module)
 
     out = attn_mlir.attention(q, k, v, causal="bottom_right")   # numpy, CPU
+    out = attn_mlir.attention(q, k, v, target="cuda")   # on the GPU (cuda:0)
 
 Failures raise attn_mlir.MLIRError, whose `diagnostics` carry the message,
-the severity and the location (file, line, column) of each diagnostic.
+the severity and the location (file, line, column) of each diagnostic; a
+failing CUDA call raises attn_mlir.CudaError.
 """
 
 from .attention import (
@@ -25,12 +27,14 @@ from .attention import (
     compile_attention,
     f32_to_bf16,
 )
+from .cuda import CudaError
 from .ir import Context, Diagnostic, MLIRError, Module, run_pipeline
 from ._capi import library_path
 
 __all__ = [
     "CompiledAttention",
     "Context",
+    "CudaError",
     "Diagnostic",
     "MLIRError",
     "Module",

@@ -27,6 +27,16 @@ import numpy as np
 
 from ._capi import MlirStringRef, lib
 from . import gpu_binary
+from .cuda import CudaError
+from .cuda import runtime as cuda_runtime
+from .device_arrays import (
+    DeviceOperand,
+    element_of,
+    is_device_array,
+    new_device_array,
+    on_device,
+)
+from .memref import device_descriptor, host_descriptor
 from .ir import Context, MLIRError
 
 __all__ = [
@@ -110,30 +120,88 @@ def _f32_literal(value):
     return "0x%08X" % struct.unpack("<I", struct.pack("<f", value32))[0]
 
 
-def _descriptor_type(rank):
-    class MemRefDescriptor(ctypes.Structure):
-        _fields_ = [
-            ("allocated", ctypes.c_void_p),
-            ("aligned", ctypes.c_void_p),
-            ("offset", ctypes.c_int64),
-            ("sizes", ctypes.c_int64 * rank),
-            ("strides", ctypes.c_int64 * rank),
-        ]
+def _operands(signature, q, k, v, mask, bias):
+    """(name, value, shape, element type) of each operand the kernel takes;
+    raises for one it lacks or does not take."""
+    sig = signature
+    operands = []
+    for name, value, shape, element in (
+        ("q", q, sig["q_shape"], sig["dtype"]),
+        ("k", k, sig["k_shape"], sig["dtype"]),
+        ("v", v, sig["v_shape"], sig["dtype"]),
+        ("mask", mask, sig["mask_shape"], sig["mask_dtype"]),
+        ("bias", bias, sig["bias_shape"], sig["bias_dtype"]),
+    ):
+        if shape is None:
+            if value is not None:
+                raise ValueError(
+                    f"{name} given, but this kernel was compiled without one"
+                )
+            continue
+        if value is None:
+            raise ValueError(f"this kernel was compiled with a {name}; pass it")
+        operands.append((name, value, shape, element))
+    return operands
 
-    return MemRefDescriptor
+
+def _host_operand(value, shape, element, name):
+    """`value` as a C-contiguous numpy array of the kernel's storage type."""
+    if is_device_array(value):
+        raise TypeError(
+            f"{name} is in device memory: run it with target='cuda'"
+        )
+    array = _to_storage(value, element, name)
+    if array.shape != shape:
+        raise ValueError(f"{name} has shape {array.shape}, this kernel takes {shape}")
+    return array
 
 
-def _descriptor(array):
-    """The LLVM-lowered memref descriptor of a C-contiguous numpy array."""
-    descriptor = _descriptor_type(array.ndim)()
-    address = array.ctypes.data
-    descriptor.allocated = address
-    descriptor.aligned = address
-    descriptor.offset = 0
-    for i, (size, stride) in enumerate(zip(array.shape, array.strides)):
-        descriptor.sizes[i] = size
-        descriptor.strides[i] = stride // array.itemsize
-    return descriptor
+def _host_out(out, shape, element):
+    storage = _STORAGE[element]
+    if out is None:
+        return np.empty(shape, dtype=storage)
+    if (
+        not isinstance(out, np.ndarray)
+        or out.shape != shape
+        or out.dtype != storage
+        or not out.flags.c_contiguous
+        or not out.flags.writeable
+    ):
+        raise ValueError(
+            f"out must be a writable C-contiguous {np.dtype(storage).name} "
+            f"array of shape {shape}"
+        )
+    return out
+
+
+def _invoke(engine, descriptors):
+    """Calls @attention through the engine's packed interface: a pointer to
+    each descriptor pointer (the C interface takes a pointer to each
+    descriptor)."""
+    pointers = [ctypes.pointer(d) for d in descriptors]
+    packed = (ctypes.c_void_p * len(pointers))(
+        *[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in pointers]
+    )
+    result = lib.mlirExecutionEngineInvokePacked(
+        engine, MlirStringRef.of(_FUNCTION), packed
+    )
+    if not result.succeeded():
+        raise RuntimeError("the execution engine could not run @attention")
+
+
+def _create_engine(module, context, opt_level, libraries):
+    # The array holds copies of the refs: `refs` keeps their bytes alive.
+    refs = [MlirStringRef.of(path) for path in libraries]
+    paths = (MlirStringRef * len(refs))(*refs)
+    engine = lib.mlirExecutionEngineCreate(
+        module._module, opt_level, len(libraries), paths, False, False
+    )
+    if not engine:
+        raise MLIRError(
+            "the execution engine could not compile the module",
+            context._take_diagnostics(),
+        )
+    return engine
 
 
 def _check_shapes(q_shape, k_shape, v_shape):
@@ -170,61 +238,17 @@ class CompiledAttention:
     def __call__(self, q, k, v, mask=None, bias=None, out=None, raw_bf16=False):
         sig = self.signature
         element = sig["dtype"]
-        arrays = []
-        for name, value, shape, elt in (
-            ("q", q, sig["q_shape"], element),
-            ("k", k, sig["k_shape"], element),
-            ("v", v, sig["v_shape"], element),
-            ("mask", mask, sig["mask_shape"], sig["mask_dtype"]),
-            ("bias", bias, sig["bias_shape"], sig["bias_dtype"]),
-        ):
-            if shape is None:
-                if value is not None:
-                    raise ValueError(
-                        f"{name} given, but this kernel was compiled without one"
-                    )
-                continue
-            if value is None:
-                raise ValueError(
-                    f"this kernel was compiled with a {name}; pass it"
-                )
-            array = _to_storage(value, elt, name)
-            if array.shape != shape:
-                raise ValueError(
-                    f"{name} has shape {array.shape}, this kernel takes {shape}"
-                )
-            arrays.append(array)
-
-        storage = _STORAGE[element]
-        if out is None:
-            out = np.empty(self.out_shape, dtype=storage)
-        elif (
-            out.shape != self.out_shape
-            or out.dtype != storage
-            or not out.flags.c_contiguous
-        ):
-            raise ValueError(
-                f"out must be a C-contiguous {np.dtype(storage).name} array "
-                f"of shape {self.out_shape}"
-            )
+        arrays = [
+            _host_operand(value, shape, elt, name)
+            for name, value, shape, elt in _operands(sig, q, k, v, mask, bias)
+        ]
+        out = _host_out(out, self.out_shape, element)
         # The kernel writes tiles of out while other tiles still read the
         # inputs.
         if any(np.may_share_memory(out, a) for a in arrays):
             raise ValueError("out must not overlap q, k, v, mask or bias")
         arrays.append(out)
-
-        # The C interface of @attention takes a pointer to each descriptor;
-        # the packed call takes a pointer to each of those pointers.
-        descriptors = [_descriptor(a) for a in arrays]
-        pointers = [ctypes.pointer(d) for d in descriptors]
-        packed = (ctypes.c_void_p * len(pointers))(
-            *[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in pointers]
-        )
-        result = lib.mlirExecutionEngineInvokePacked(
-            self._engine, MlirStringRef.of(_FUNCTION), packed
-        )
-        if not result.succeeded():
-            raise RuntimeError("the execution engine could not run @attention")
+        _invoke(self._engine, [host_descriptor(a) for a in arrays])
         if element == "bf16" and not raw_bf16:
             return bf16_to_f32(out)
         return out
@@ -309,9 +333,22 @@ def attention_module(
 
 
 class CompiledKernel:
-    """The result of compile_attention(target="cuda")."""
+    """The result of compile_attention(target="cuda").
 
-    def __init__(self, signature, source, host_llvm, objects, chip, fmt):
+    Calling it runs the kernel on the CUDA device (device 0; the host code is
+    compiled by MLIR's execution engine on first call, with
+    libattn_cuda_runtime: see attn_mlir.cuda). With numpy arrays, they are
+    copied to device memory and the output is copied back and returned
+    (float32 values for bf16 unless raw_bf16=True). With arrays already in
+    device memory (objects with __cuda_array_interface__: torch CUDA
+    tensors, CuPy arrays; bf16 as 16-bit integers, `t.view(torch.int16)`),
+    they are used in place and `out`, on the device too, is required and
+    returned. Either way the call returns when the output is complete. A
+    failing CUDA call raises attn_mlir.cuda.CudaError.
+    """
+
+    def __init__(self, signature, source, host_llvm, objects, chip, fmt,
+                 opt_level=2):
         self.signature = signature
         #: The attn.attention function on memrefs that was compiled.
         self.source = source
@@ -321,6 +358,110 @@ class CompiledKernel:
         self.objects = objects
         self.chip = chip
         self.format = fmt
+        self._opt_level = opt_level
+        self._engine = None
+        self._context = None
+
+    @property
+    def out_shape(self):
+        return self.signature["out_shape"]
+
+    def _ensure_engine(self, rt):
+        if self._engine is not None:
+            return self._engine
+        context = Context()
+        module = context.parse(self.host_llvm)
+        engine = _create_engine(module, context, self._opt_level, [rt.path])
+        # Initialization loads the kernel's module (a global constructor of
+        # the host code): the driver's first call.
+        lib.mlirExecutionEngineInitialize(engine)
+        errors = rt.take_errors()
+        if errors:
+            lib.mlirExecutionEngineDestroy(engine)
+            rt.take_errors()  # the unload of a module that did not load
+            raise CudaError("loading the kernel", errors)
+        self._context, self._engine = context, engine
+        return engine
+
+    def __call__(self, q, k, v, mask=None, bias=None, out=None, raw_bf16=False):
+        sig = self.signature
+        operands = _operands(sig, q, k, v, mask, bias)
+        rt = cuda_runtime()
+        # Errors reported before this call are not this call's.
+        rt.take_errors()
+        if on_device(q, k, v, mask, bias, out):
+            return self._run_on_device(rt, operands, out)
+        arrays = [_host_operand(value, shape, element, name)
+                  for name, value, shape, element in operands]
+        out = _host_out(out, self.out_shape, sig["dtype"])
+        self._run_from_host(rt, arrays, out)
+        if sig["dtype"] == "bf16" and not raw_bf16:
+            return bf16_to_f32(out)
+        return out
+
+    def _run_on_device(self, rt, operands, out):
+        inputs = []
+        for name, value, shape, element in operands:
+            if not is_device_array(value):
+                raise TypeError(
+                    f"{name} is not in device memory, but other operands are: "
+                    f"pass all of them (and out) on the device, or all as "
+                    f"numpy arrays"
+                )
+            inputs.append(DeviceOperand(value, shape, element, name))
+        if out is None or not is_device_array(out):
+            raise TypeError(
+                "with operands in device memory, out (of shape "
+                f"{self.out_shape}) must be given in device memory too"
+            )
+        result = DeviceOperand(out, self.out_shape, self.signature["dtype"],
+                                "out", writable=True)
+        if any(result.overlaps(a) for a in inputs):
+            raise ValueError("out must not overlap q, k, v, mask or bias")
+        engine = self._ensure_engine(rt)
+        # The host code runs on a stream of its own: wait for the work the
+        # producers of the operands may still have pending (their streams).
+        for stream in {a.stream for a in inputs + [result]} - {None}:
+            rt.stream_synchronize(stream)
+        _invoke(engine, [device_descriptor(a.pointer, a.shape)
+                         for a in inputs + [result]])
+        rt.check("running the kernel")
+        return out
+
+    def _run_from_host(self, rt, arrays, out):
+        engine = self._ensure_engine(rt)
+        stream = rt.stream_create()
+        buffers = []
+        try:
+            for array in arrays + [out]:
+                buffers.append(rt.alloc(array.nbytes, stream))
+            for buffer, array in zip(buffers, arrays):
+                rt.memcpy(buffer, array.ctypes.data, array.nbytes, stream)
+            # The host code's launches are on a stream of their own.
+            rt.stream_synchronize(stream)
+            _invoke(engine, [device_descriptor(b, a.shape)
+                             for b, a in zip(buffers, arrays + [out])])
+            rt.check("running the kernel")
+            rt.memcpy(out.ctypes.data, buffers[-1], out.nbytes, stream)
+            rt.stream_synchronize(stream)
+        except BaseException:
+            try:
+                rt.release(buffers, stream)
+            except CudaError:
+                pass  # the error raised is the first one
+            raise
+        rt.release(buffers, stream)
+
+    def close(self):
+        if self._engine is not None:
+            lib.mlirExecutionEngineDestroy(self._engine)
+            self._engine = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
 
     @property
     def binary(self):
@@ -338,7 +479,8 @@ class CompiledKernel:
 
 def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
                   warp_specialize, intra_warpgroup_overlap, pingpong,
-                  rescale_threshold, split_kv, sm_count, pack_gqa, context):
+                  rescale_threshold, split_kv, sm_count, pack_gqa, context,
+                  opt_level):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
             f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
@@ -357,7 +499,8 @@ def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
     objects = gpu_binary.extract(host)
     if not objects:
         raise MLIRError("the GPU pipeline produced no gpu.binary", [])
-    return CompiledKernel(signature, text, host, objects, chip, fmt)
+    return CompiledKernel(signature, text, host, objects, chip, fmt,
+                          opt_level)
 
 
 def compile_attention(
@@ -455,7 +598,7 @@ def compile_attention(
                              block_kv, wgmma, tma, warp_specialize,
                              intra_warpgroup_overlap, pingpong,
                              rescale_threshold, split_kv, sm_count,
-                             pack_gqa, context or Context())
+                             pack_gqa, context or Context(), opt_level)
     context = context or Context()
     module = context.parse(text)
     module.verify()
@@ -466,17 +609,7 @@ def compile_attention(
         libraries.append(_openmp_library())
         module.run(f"attn-cpu-pipeline{{threads=true num-threads={threads}}}")
     llvm = str(module)
-    # The array holds copies of the refs: `refs` keeps their bytes alive.
-    refs = [MlirStringRef.of(path) for path in libraries]
-    paths = (MlirStringRef * len(refs))(*refs)
-    engine = lib.mlirExecutionEngineCreate(
-        module._module, opt_level, len(libraries), paths, False, False
-    )
-    if not engine:
-        raise MLIRError(
-            "the execution engine could not compile the module",
-            context._take_diagnostics(),
-        )
+    engine = _create_engine(module, context, opt_level, libraries)
     lib.mlirExecutionEngineInitialize(engine)
     return CompiledAttention(signature, text, llvm, context, engine)
 
@@ -504,31 +637,77 @@ def _openmp_library():
 _cache = {}
 
 
+def _shape_and_element(value, name, device):
+    """(shape, element type) of an operand; the element type is None for
+    16-bit integers (bf16 bit patterns, which dtype="bf16" must say)."""
+    if device:
+        return element_of(value, name)
+    array = np.asarray(value)
+    if array.dtype == np.bool_:
+        return array.shape, "i1"
+    if array.dtype in (np.uint16, np.int16):
+        return array.shape, None
+    return array.shape, _dtype_name(array.dtype)
+
+
+def _bf16_bits_need_dtype(name):
+    return ValueError(
+        f"{name} holds 16-bit integers: pass dtype='bf16' if they are "
+        f"bfloat16 bit patterns"
+    )
+
+
 def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None,
-              threads=1):
-    """Runs attention on numpy arrays on the CPU and returns the output.
+              threads=1, target="cpu", chip="sm_90"):
+    """Runs attention and returns the output.
+
+    target="cpu": on numpy arrays, on `threads` threads as in
+    compile_attention (1: this thread; 0: one per core). target="cuda": on
+    the CUDA device, with the kernel built for `chip`: numpy arrays are
+    copied there and back; arrays in device memory (torch CUDA tensors,
+    CuPy arrays) are used in place and the output is a new array of the
+    same kind (CompiledKernel says how).
 
     The element type is `dtype`, or q's (float32 or float16; bfloat16 needs
-    dtype="bf16", with float inputs rounded to it or uint16 bit patterns).
+    dtype="bf16", with float inputs rounded to it or 16-bit bit patterns).
     A bool mask says where a query may attend; a float mask is added to the
-    scores. `threads` as in compile_attention (1: this thread; 0: one per
-    core). Kernels are compiled once per signature and cached.
+    scores. Kernels are compiled once per signature and cached.
     """
-    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
-    element = _dtype_name(dtype if dtype is not None else q.dtype)
+    if target not in ("cpu", "cuda"):
+        raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
+    device = on_device(q, k, v, mask, bias)
+    if device and target != "cuda":
+        raise TypeError("the operands are in device memory: use target='cuda'")
+    if not device:
+        q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+        mask = None if mask is None else np.asarray(mask)
+        bias = None if bias is None else np.asarray(bias)
+    q_shape, q_element = _shape_and_element(q, "q", device)
+    k_shape, _ = _shape_and_element(k, "k", device)
+    v_shape, _ = _shape_and_element(v, "v", device)
+    if dtype is not None:
+        element = _dtype_name(dtype)
+    elif q_element is None:
+        raise _bf16_bits_need_dtype("q")
+    else:
+        element = q_element
     mask_shape = mask_dtype = bias_shape = bias_dtype = None
     if mask is not None:
-        mask = np.asarray(mask)
-        mask_shape = mask.shape
-        mask_dtype = "i1" if mask.dtype == np.bool_ else _dtype_name(mask.dtype)
+        mask_shape, mask_dtype = _shape_and_element(mask, "mask", device)
+        if mask_dtype is None:
+            if element != "bf16":
+                raise _bf16_bits_need_dtype("mask")
+            mask_dtype = "bf16"
     if bias is not None:
-        bias = np.asarray(bias)
-        bias_shape = bias.shape
-        bias_dtype = element if element == "bf16" else _dtype_name(bias.dtype)
+        bias_shape, bias_dtype = _shape_and_element(bias, "bias", device)
+        if element == "bf16":
+            bias_dtype = "bf16"
+        elif bias_dtype is None:
+            raise _bf16_bits_need_dtype("bias")
     key = (
-        q.shape,
-        k.shape,
-        v.shape,
+        q_shape,
+        k_shape,
+        v_shape,
         element,
         None if scale is None else float(scale),
         causal,
@@ -537,13 +716,15 @@ def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None
         bias_shape,
         bias_dtype,
         threads,
+        target,
+        chip if target == "cuda" else None,
     )
     kernel = _cache.get(key)
     if kernel is None:
         kernel = compile_attention(
-            q.shape,
-            k.shape,
-            v.shape,
+            q_shape,
+            k_shape,
+            v_shape,
             element,
             scale,
             causal,
@@ -552,6 +733,11 @@ def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None
             bias_shape,
             bias_dtype,
             threads=threads,
+            target=target,
+            chip=chip,
         )
         _cache[key] = kernel
-    return kernel(q, k, v, mask=mask, bias=bias)
+    out = None
+    if device:
+        out = new_device_array(q, kernel.out_shape)
+    return kernel(q, k, v, mask=mask, bias=bias, out=out)
