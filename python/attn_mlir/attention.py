@@ -22,6 +22,7 @@ import ctypes
 import math
 import os
 import struct
+import threading
 
 import numpy as np
 
@@ -361,14 +362,19 @@ class CompiledKernel:
         self._opt_level = opt_level
         self._engine = None
         self._context = None
+        self._engine_lock = threading.Lock()
 
     @property
     def out_shape(self):
         return self.signature["out_shape"]
 
     def _ensure_engine(self, rt):
-        if self._engine is not None:
+        with self._engine_lock:
+            if self._engine is None:
+                self._context, self._engine = self._create_engine(rt)
             return self._engine
+
+    def _create_engine(self, rt):
         context = Context()
         module = context.parse(self.host_llvm)
         engine = _create_engine(module, context, self._opt_level, [rt.path])
@@ -380,8 +386,7 @@ class CompiledKernel:
             lib.mlirExecutionEngineDestroy(engine)
             rt.take_errors()  # the unload of a module that did not load
             raise CudaError("loading the kernel", errors)
-        self._context, self._engine = context, engine
-        return engine
+        return context, engine
 
     def __call__(self, q, k, v, mask=None, bias=None, out=None, raw_bf16=False):
         sig = self.signature
@@ -678,6 +683,13 @@ def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None
     device = on_device(q, k, v, mask, bias)
     if device and target != "cuda":
         raise TypeError("the operands are in device memory: use target='cuda'")
+    if device:
+        for name, value in (("q", q), ("k", k), ("v", v), ("mask", mask),
+                            ("bias", bias)):
+            if value is not None and not is_device_array(value):
+                raise TypeError(
+                    f"{name} is not in device memory, but other operands are"
+                )
     if not device:
         q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
         mask = None if mask is None else np.asarray(mask)

@@ -249,5 +249,8 @@ def test_device_arrays_need_the_cuda_target():
     q = DeviceArray(SHAPE)
     with pytest.raises(TypeError, match="device memory: use target='cuda'"):
         attn_mlir.attention(q, q, q)
+    with pytest.raises(TypeError, match="k is not in device memory, but "
+                       "other operands are"):
+        attn_mlir.attention(q, np.zeros(SHAPE, np.float16), q, target="cuda")
     with pytest.raises(ValueError, match="pass dtype='bf16'"):
         attn_mlir.attention(*[np.zeros(SHAPE, np.uint16)] * 3, target="cuda")
