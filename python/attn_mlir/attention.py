@@ -216,7 +216,24 @@ def _check_shapes(q_shape, k_shape, v_shape):
     return q_shape, k_shape, v_shape
 
 
-class CompiledAttention:
+class _EngineOwner:
+    """Destroys its execution engine (`_engine`) on close or collection."""
+
+    _engine = None
+
+    def close(self):
+        if self._engine is not None:
+            lib.mlirExecutionEngineDestroy(self._engine)
+            self._engine = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class CompiledAttention(_EngineOwner):
     """attn.attention compiled for one signature.
 
     `mlir` is the module that was compiled (a function @attention on memrefs:
@@ -254,16 +271,6 @@ class CompiledAttention:
             return bf16_to_f32(out)
         return out
 
-    def close(self):
-        if getattr(self, "_engine", None):
-            lib.mlirExecutionEngineDestroy(self._engine)
-            self._engine = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def attention_module(
@@ -333,7 +340,7 @@ def attention_module(
     return text, signature
 
 
-class CompiledKernel:
+class CompiledKernel(_EngineOwner):
     """The result of compile_attention(target="cuda").
 
     Calling it runs the kernel on the CUDA device (device 0; the host code is
@@ -456,17 +463,6 @@ class CompiledKernel:
                 pass  # the error raised is the first one
             raise
         rt.release(buffers, stream)
-
-    def close(self):
-        if self._engine is not None:
-            lib.mlirExecutionEngineDestroy(self._engine)
-            self._engine = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     @property
     def binary(self):

@@ -140,19 +140,22 @@ def test_attention_runs_on_the_device_with_numpy_arrays():
     assert "cuMemAllocFromPoolAsync 160 " in out
 
 
+CALL_TWICE = """
+    kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
+                                         dtype="f16", target="cuda")
+    for attempt in range(2):
+        try:
+            kernel(q, k, v)
+            print("no error")
+        except CudaError as error:
+            print("raised:", error)
+"""
+
+
 @pytest.mark.parametrize("call", ["cuLaunchKernel", "cuStreamSynchronize",
                                   "cuMemcpyAsync"])
 def test_a_failing_driver_call_raises(call):
-    out, err = run("""
-        kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
-                                             dtype="f16", target="cuda")
-        for attempt in range(2):
-            try:
-                kernel(q, k, v)
-                print("no error")
-            except CudaError as error:
-                print("raised:", error)
-    """, FAKE_CUDA_FAIL=call)
+    out, err = run(CALL_TWICE, FAKE_CUDA_FAIL=call)
     raised = re.findall(r"raised: (.*)", out)
     assert len(raised) == 2, out
     assert call in raised[0] and "CUDA_ERROR_ILLEGAL_ADDRESS" in raised[0]
@@ -163,15 +166,7 @@ def test_a_failing_driver_call_raises(call):
 
 
 def test_no_driver_raises_on_every_call():
-    out, err = run("""
-        kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
-                                             dtype="f16", target="cuda")
-        for attempt in range(2):
-            try:
-                kernel(q, k, v)
-            except CudaError as error:
-                print("raised:", error)
-    """, ATTN_CUDA_DRIVER="/nonexistent/libcuda.so.1")
+    out, err = run(CALL_TWICE, ATTN_CUDA_DRIVER="/nonexistent/libcuda.so.1")
     raised = re.findall(r"raised: (.*)", out)
     assert len(raised) == 2, out + err
     for line in raised:
