@@ -378,10 +378,10 @@ class CompiledKernel(_EngineOwner):
     def _ensure_engine(self, rt):
         with self._engine_lock:
             if self._engine is None:
-                self._context, self._engine = self._create_engine(rt)
+                self._context, self._engine = self._load_engine(rt)
             return self._engine
 
-    def _create_engine(self, rt):
+    def _load_engine(self, rt):
         context = Context()
         module = context.parse(self.host_llvm)
         engine = _create_engine(module, context, self._opt_level, [rt.path])
