@@ -3,6 +3,8 @@
 # of the working tree that carries build/gpu-artifacts (`make gpu-artifacts`).
 # Usage: bench/gpu/device-check.sh OUT_DIR [--quick]
 # Writes OUT_DIR/{table.md,results.json,log.txt}; bounded to 8 minutes.
+# The table and results are rewritten after every run: stopped at the
+# limit (or killed by the caller's own), they hold what was measured.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 art=${ATTN_GPU_ARTIFACTS:-$here/../../build/gpu-artifacts}

@@ -37,7 +37,9 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    split-KV, GQA packing (_packgqa) and SDPA, as GB/s of K and V, and the
    split-KV calls' host time also with ATTN_CUDA_MEMORY_POOL=0 ("call ms,
    no pool": cuMemAlloc/cuMemFree for the partials). Writes table.md,
-   results.json and raw timings to OUT_DIR.
+   results.json and raw timings to OUT_DIR after every run, so that a
+   check stopped by a time limit leaves what it measured (on SIGTERM, the
+   table says that it stopped early).
 """
 
 from __future__ import annotations
@@ -346,6 +348,80 @@ def stage_timing_inputs(v, b, lq, lk, causal, seed, work, dev, iters,
     return sdpa
 
 
+def render(results, iters):
+    """table.md's text for what `results` holds so far."""
+    runs = results["correctness"]
+    failed = sum(r["ok"] is False for r in runs)
+    not_run = sum(r["ok"] is None for r in runs)
+
+    def f(row, key, fmt="{:.1f}"):
+        return fmt.format(row[key]) if key in row else "-"
+
+    def ratio(row, other):
+        """Our speed over `other`'s (the same work, so the inverse ratio of
+        their times)."""
+        if "ours_ms" not in row or f"{other}_ms" not in row:
+            return "-"
+        return f"{row[f'{other}_ms'] / row['ours_ms']:.2f}"
+    lines = [f"Device check {results['date']}, commit {results['commit']}, "
+             f"{results['device']}, torch {torch.__version__}, median of "
+             f"{iters}.",
+             ""]
+    if "stopped" in results:
+        lines += [f"STOPPED EARLY: {results['stopped']}", ""]
+    lines += [f"Correctness: {len(runs) - failed - not_run}"
+              f" of {len(runs)} variant/shape runs pass"
+              + (f", {not_run} not run (time budget)." if not_run else "."),
+              "",
+              "| B | H | L | D | causal | tiles | ours ms | call ms | "
+              "ours TFLOP/s | flash TFLOP/s | cuDNN TFLOP/s | ours/flash | "
+              "ours/cuDNN |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results["timing"]:
+        lines.append(
+            f"| {r['B']} | {r['H']} | {r['L']} | {r['D']} | {r['causal']} | "
+            f"{r['tiles']} | {f(r, 'ours_ms', '{:.3f}')} | "
+            f"{f(r, 'call_ms', '{:.3f}')} | {f(r, 'ours_tflops')} | "
+            f"{f(r, 'flash_tflops')} | {f(r, 'cudnn_tflops')} | "
+            f"{ratio(r, 'flash')} | {ratio(r, 'cudnn')} |")
+    if results["decode"]:
+        lines += ["",
+                  "Decoding (GB/s of K and V read once; the Hkv < H "
+                  "variants are bottom-right causal, timed against SDPA "
+                  "only with one query):",
+                  "",
+                  "| B | H | Hkv | Lq | Lk | D | tiles | ours ms | call ms | "
+                  "call ms, no pool | ours GB/s | flash GB/s | cuDNN GB/s | "
+                  "ours/flash | ours/cuDNN |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+                  "---|"]
+    for r in results["decode"]:
+        lines.append(
+            f"| {r['B']} | {r['H']} | {r['Hkv']} | {r['Lq']} | {r['Lk']} | "
+            f"{r['D']} | "
+            f"{r['tiles']} | "
+            f"{f(r, 'ours_ms', '{:.4f}')} | {f(r, 'call_ms', '{:.4f}')} | "
+            f"{f(r, 'call_nopool_ms', '{:.4f}')} | "
+            f"{f(r, 'ours_gbps', '{:.0f}')} | {f(r, 'flash_gbps', '{:.0f}')} | "
+            f"{f(r, 'cudnn_gbps', '{:.0f}')} | {ratio(r, 'flash')} | "
+            f"{ratio(r, 'cudnn')} |")
+    return "\n".join(lines) + "\n"
+
+
+def save(out, results, iters):
+    """Writes table.md and results.json for what is measured so far: after
+    every run, so that a check stopped by a time limit, even by SIGKILL,
+    leaves its table (each file is replaced whole, never half written)."""
+    table = render(results, iters)
+    for name, text in (("table.md", table),
+                       ("results.json", json.dumps(results, indent=1))):
+        path = os.path.join(out, name)
+        with open(path + ".tmp", "w") as fh:
+            fh.write(text)
+        os.replace(path + ".tmp", path)
+    return table
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("artifacts")
@@ -388,7 +464,8 @@ def main() -> int:
 
     results = {"commit": commit, "device": device,
                "date": time.strftime("%Y-%m-%d"), "correctness": [],
-               "timing": []}
+               "timing": [], "decode": []}
+    rows, decode_rows = results["timing"], results["decode"]
     # (B, Lq, Lk, inputs). The ramp shapes' bottom-right diagonal offsets:
     # 126, one key before a block's last key for every causal kernel's
     # block-kv (32, 64 or 128: divisors of 128), where a wrong test of the
@@ -424,9 +501,19 @@ def main() -> int:
     timed = {f"bf16_d{d}" + ("_causal" if causal else "")
              for _, _, d in bench for causal in (False, True)}
 
-    failed = not_run = 0
+    def stop(signum, frame):
+        """SIGTERM: device-check.sh's time limit (`timeout`). Writes the
+        report of what was measured; the exit kills a running driver."""
+        results["stopped"] = (
+            f"{signal.Signals(signum).name} after "
+            f"{time.monotonic() - started:.0f} s (the time limit); the rows "
+            "below are those measured before it")
+        print(save(args.out, results, args.iters), flush=True)
+        sys.exit(1)
+
     hung = set()  # kernel kinds with a run that timed out
     started = time.monotonic()
+    signal.signal(signal.SIGTERM, stop)
     # The kernels that are timed first: they are the ones to have checked.
     order = sorted(variants, key=lambda n: variants[n].get("base", n) not in timed)
     for name in order:
@@ -444,14 +531,14 @@ def main() -> int:
                 r = {**run, "ok": None, "error": "not run: the correctness "
                      "time budget (--check-budget) was spent"}
                 results["correctness"].append(r)
-                not_run += 1
+                save(args.out, results, args.iters)
                 print("NOT RUN " + json.dumps(r), flush=True)
                 continue
             if kernel_kind(v) in hung:
                 r = {**run, "ok": False,
                      "error": "skipped: a kernel of its kind hung before"}
                 results["correctness"].append(r)
-                failed += 1
+                save(args.out, results, args.iters)
                 print("FAIL " + json.dumps(r), flush=True)
                 continue
             try:
@@ -462,10 +549,9 @@ def main() -> int:
                     hung.add(kernel_kind(v))
                 r = {**run, "ok": False, "error": str(e)[-2000:]}
             results["correctness"].append(r)
-            failed += not r["ok"]
+            save(args.out, results, args.iters)
             print(("PASS " if r["ok"] else "FAIL ") + json.dumps(r), flush=True)
 
-    rows = []
     for b, L, d in bench:
         for causal in (False, True):
             base = f"bf16_d{d}" + ("_causal" if causal else "")
@@ -477,6 +563,7 @@ def main() -> int:
                 rows.append({"B": b, "H": "-", "L": L, "D": d,
                              "causal": causal, "tiles": "-",
                              "ours_error": f"variant {base} not built"})
+                save(args.out, results, args.iters)
                 print(json.dumps(rows[-1]), flush=True)
                 continue
             v = variants[names[0]]
@@ -491,6 +578,7 @@ def main() -> int:
                 if kernel_kind(tv) in hung:
                     row["ours_error"] = "skipped: a kernel of its kind hung"
                     rows.append(row)
+                    save(args.out, results, args.iters)
                     print(json.dumps(row), flush=True)
                     continue
                 row.update(time_ours(art, name, tv, b, L, L, work, args.iters,
@@ -501,12 +589,12 @@ def main() -> int:
                         row[f"{key}_tflops"] = (
                             flops / (row[f"{key}_ms"] * 1e-3) / 1e12)
                 rows.append(row)
+                save(args.out, results, args.iters)
                 print(json.dumps({k: x for k, x in row.items()
                                   if not k.endswith("raw_ms")}), flush=True)
     # Decoding: one query row per sequence, so few blocks that the
     # single kernel leaves most of the GPU idle; split-KV spreads the keys.
     # Memory-bound: GB/s of K and V read once.
-    decode_rows = []
     for b, lq, lk, d, hkv in decode:
         base = f"bf16_d{d}" + (f"_hkv{hkv}_causalbr" if hkv != 16 else "")
         names = sorted((n for n, v in variants.items()
@@ -546,67 +634,12 @@ def main() -> int:
                 if f"{key}_ms" in row:
                     row[f"{key}_gbps"] = gbytes / (row[f"{key}_ms"] * 1e-3)
             decode_rows.append(row)
+            save(args.out, results, args.iters)
             print(json.dumps({k: x for k, x in row.items()
                               if not k.endswith("raw_ms")}), flush=True)
-    results["timing"] = rows
-    results["decode"] = decode_rows
-
-    def f(row, key, fmt="{:.1f}"):
-        return fmt.format(row[key]) if key in row else "-"
-
-    def ratio(row, other):
-        """Our speed over `other`'s (the same work, so the inverse ratio of
-        their times)."""
-        if "ours_ms" not in row or f"{other}_ms" not in row:
-            return "-"
-        return f"{row[f'{other}_ms'] / row['ours_ms']:.2f}"
-    lines = [f"Device check {results['date']}, commit {commit}, "
-             f"{results['device']}, torch {torch.__version__}, median of "
-             f"{args.iters}.",
-             "",
-             f"Correctness: {len(results['correctness']) - failed - not_run}"
-             f" of {len(results['correctness'])} variant/shape runs pass"
-             + (f", {not_run} not run (time budget)." if not_run else "."),
-             "",
-             "| B | H | L | D | causal | tiles | ours ms | call ms | "
-             "ours TFLOP/s | flash TFLOP/s | cuDNN TFLOP/s | ours/flash | "
-             "ours/cuDNN |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(
-            f"| {r['B']} | {r['H']} | {r['L']} | {r['D']} | {r['causal']} | "
-            f"{r['tiles']} | {f(r, 'ours_ms', '{:.3f}')} | "
-            f"{f(r, 'call_ms', '{:.3f}')} | {f(r, 'ours_tflops')} | "
-            f"{f(r, 'flash_tflops')} | {f(r, 'cudnn_tflops')} | "
-            f"{ratio(r, 'flash')} | {ratio(r, 'cudnn')} |")
-    if decode_rows:
-        lines += ["",
-                  "Decoding (GB/s of K and V read once; the Hkv < H "
-                  "variants are bottom-right causal, timed against SDPA "
-                  "only with one query):",
-                  "",
-                  "| B | H | Hkv | Lq | Lk | D | tiles | ours ms | call ms | "
-                  "call ms, no pool | ours GB/s | flash GB/s | cuDNN GB/s | "
-                  "ours/flash | ours/cuDNN |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-                  "---|"]
-    for r in decode_rows:
-        lines.append(
-            f"| {r['B']} | {r['H']} | {r['Hkv']} | {r['Lq']} | {r['Lk']} | "
-            f"{r['D']} | "
-            f"{r['tiles']} | "
-            f"{f(r, 'ours_ms', '{:.4f}')} | {f(r, 'call_ms', '{:.4f}')} | "
-            f"{f(r, 'call_nopool_ms', '{:.4f}')} | "
-            f"{f(r, 'ours_gbps', '{:.0f}')} | {f(r, 'flash_gbps', '{:.0f}')} | "
-            f"{f(r, 'cudnn_gbps', '{:.0f}')} | {ratio(r, 'flash')} | "
-            f"{ratio(r, 'cudnn')} |")
-    table = "\n".join(lines) + "\n"
+    table = save(args.out, results, args.iters)
     print(table)
-    with open(os.path.join(args.out, "table.md"), "w") as fh:
-        fh.write(table)
-    with open(os.path.join(args.out, "results.json"), "w") as fh:
-        json.dump(results, fh, indent=1)
-    return 1 if failed or not_run else 0
+    return 1 if any(not r["ok"] for r in results["correctness"]) else 0
 
 
 if __name__ == "__main__":
