@@ -85,6 +85,7 @@ namespace {
   X(cuMemsetD32Async)                                                          \
   X(cuMemHostRegister)                                                         \
   X(cuMemHostUnregister)                                                       \
+  X(cuPointerGetAttribute)                                                     \
   X(cuTensorMapEncodeTiled)
 
 #define ATTN_STR2(x) #x
@@ -224,6 +225,10 @@ bool ensureDriver() {
 // the call's text and the error, and evaluates to false.
 #define CU(fn, ...)                                                            \
   checkResult(driver.fn(__VA_ARGS__), __func__, #fn "(" #__VA_ARGS__ ")")
+// The same, reported for WHERE (helpers report for the mgpu* function that
+// called them).
+#define CU_AT(where, fn, ...)                                                  \
+  checkResult(driver.fn(__VA_ARGS__), where, #fn "(" #__VA_ARGS__ ")")
 
 bool checkResult(CUresult result, const char *where, const char *call) {
   if (result == CUDA_SUCCESS)
@@ -232,48 +237,76 @@ bool checkResult(CUresult result, const char *where, const char *call) {
   return false;
 }
 
-// The device whose primary context the functions use (mgpuSetDefaultDevice),
-// process-wide, and the primary contexts retained so far.
+// The device whose primary context the functions use: the calling thread's
+// own (attnCudaRuntimeSetThreadDevice), or else the process's default
+// (mgpuSetDefaultDevice); and the primary contexts retained so far.
 constexpr int kMaxDevices = 64;
 std::atomic<int32_t> defaultDevice{0};
+thread_local int32_t threadDevice = -1; // -1: the default device
 std::atomic<CUcontext> primaryContexts[kMaxDevices];
 std::mutex contextMutex;
 
-// Makes the default device's primary context current on this thread
+int32_t currentDevice() {
+  return threadDevice >= 0 ? threadDevice
+                           : defaultDevice.load(std::memory_order_relaxed);
+}
+
+// Device ORDINAL's primary context, retained on first use; null, after
+// reporting, on failure.
+CUcontext primaryContext(int32_t ordinal, const char *where) {
+  if (ordinal < 0 || ordinal >= kMaxDevices) {
+    reportError("%s: invalid device %d", where, ordinal);
+    return nullptr;
+  }
+  CUcontext context = primaryContexts[ordinal].load(std::memory_order_acquire);
+  if (context)
+    return context;
+  std::lock_guard<std::mutex> lock(contextMutex);
+  context = primaryContexts[ordinal].load(std::memory_order_acquire);
+  if (!context) {
+    CUdevice device;
+    if (!CU_AT(where, cuDeviceGet, &device, ordinal) ||
+        !CU_AT(where, cuDevicePrimaryCtxRetain, &context, device))
+      return nullptr;
+    primaryContexts[ordinal].store(context, std::memory_order_release);
+  }
+  return context;
+}
+
+// Makes CONTEXT current on this thread if it is not. Returns false, after
+// reporting, on failure.
+bool makeCurrent(CUcontext context, const char *where) {
+  CUcontext current = nullptr;
+  if (!CU_AT(where, cuCtxGetCurrent, &current))
+    return false;
+  return current == context || CU_AT(where, cuCtxSetCurrent, context);
+}
+
+// Makes the current device's primary context current on this thread
 // (retaining it on first use). Returns false, after reporting, on failure.
 bool ensureContext(const char *where) {
   if (!ensureDriver())
     return false;
-  int32_t ordinal = defaultDevice.load(std::memory_order_relaxed);
-  if (ordinal < 0 || ordinal >= kMaxDevices) {
-    reportError("%s: invalid device %d", where, ordinal);
-    return false;
-  }
-  CUcontext context = primaryContexts[ordinal].load(std::memory_order_acquire);
-  if (!context) {
-    std::lock_guard<std::mutex> lock(contextMutex);
-    context = primaryContexts[ordinal].load(std::memory_order_acquire);
-    if (!context) {
-      CUdevice device;
-      if (!CU(cuDeviceGet, &device, ordinal) ||
-          !CU(cuDevicePrimaryCtxRetain, &context, device))
-        return false;
-      primaryContexts[ordinal].store(context, std::memory_order_release);
-    }
-  }
-  CUcontext current = nullptr;
-  if (!CU(cuCtxGetCurrent, &current))
-    return false;
-  if (current != context && !CU(cuCtxSetCurrent, context))
-    return false;
-  return true;
+  CUcontext context = primaryContext(currentDevice(), where);
+  return context && makeCurrent(context, where);
 }
 
-// Function lookups, cached per (module, name), and the dynamic shared memory
-// limit raised so far per function.
+// A module as generated code holds it (mgpuModuleLoad's handle): its image,
+// loaded into a device's primary context on the first lookup there. Host
+// code loads its modules once, in a global constructor, on whichever device
+// is current then; a thread that runs it on another device
+// (attnCudaRuntimeSetThreadDevice) gets the kernels loaded there.
+struct Module {
+  const void *image;
+  int jitOptLevel; // -1: a binary (cubin, fatbin), no PTX JIT
+  CUmodule loaded[kMaxDevices] = {};
+};
+
+// Function lookups, cached per (module, device, name), and the dynamic
+// shared memory limit raised so far per function.
 struct FunctionCache {
   std::mutex mutex;
-  std::map<std::pair<CUmodule, std::string>, CUfunction> functions;
+  std::map<std::tuple<Module *, int32_t, std::string>, CUfunction> functions;
   std::unordered_map<CUfunction, int32_t> sharedMemoryLimit;
 };
 FunctionCache &functionCache() {
@@ -301,7 +334,7 @@ bool ensureSharedMemory(CUfunction function, int32_t smem, const char *where) {
           "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)")) {
     CUdevice device;
     int optin = 0;
-    if (driver.cuDeviceGet(&device, defaultDevice.load()) == CUDA_SUCCESS &&
+    if (driver.cuDeviceGet(&device, currentDevice()) == CUDA_SUCCESS &&
         driver.cuDeviceGetAttribute(
             &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             device) == CUDA_SUCCESS)
@@ -358,55 +391,93 @@ std::pair<char *, uint64_t> memrefSpan(int64_t rank,
 // Modules and kernels
 //===----------------------------------------------------------------------===//
 
-ATTN_EXPORT CUmodule mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
-  CUmodule module = nullptr;
-  if (ensureContext(__func__))
-    CU(cuModuleLoadData, &module, data);
-  return module;
-}
-
-ATTN_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
-  CUmodule module = nullptr;
-  if (!ensureContext(__func__))
-    return nullptr;
+namespace {
+// Loads SOURCE's image into the current device's context (current on this
+// thread), with the function cache's lock held. Null, after reporting, on
+// failure.
+CUmodule loadOnCurrentDevice(Module &source, const char *where) {
+  CUmodule &module = source.loaded[currentDevice()];
+  if (module)
+    return module;
+  void *data = const_cast<void *>(source.image);
+  if (source.jitOptLevel < 0) {
+    CU_AT(where, cuModuleLoadData, &module, data);
+    return module;
+  }
   char log[8192] = {0};
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                             CU_JIT_OPTIMIZATION_LEVEL};
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
-                    reinterpret_cast<void *>(intptr_t(optLevel))};
-  if (!CU(cuModuleLoadDataEx, &module, data, 3, options, values) && log[0])
+                    reinterpret_cast<void *>(intptr_t(source.jitOptLevel))};
+  if (!CU_AT(where, cuModuleLoadDataEx, &module, data, 3, options, values) &&
+      log[0])
     reportError("PTX JIT log:\n%s", log);
   return module;
 }
 
-ATTN_EXPORT void mgpuModuleUnload(CUmodule module) {
-  if (!module || !ensureContext(__func__))
-    return;
-  FunctionCache &cache = functionCache();
-  {
-    std::lock_guard<std::mutex> lock(cache.mutex);
-    auto it = cache.functions.lower_bound({module, std::string()});
-    while (it != cache.functions.end() && it->first.first == module) {
-      cache.sharedMemoryLimit.erase(it->second);
-      it = cache.functions.erase(it);
-    }
-  }
-  CU(cuModuleUnload, module);
-}
-
-ATTN_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
-                                             const char *name) {
-  if (!module || !name || !ensureContext(__func__))
+// A new module for IMAGE, loaded on the current device (to fail at load
+// time where it cannot load, as upstream's runtime does); null on failure.
+CUmodule loadModule(const void *image, int jitOptLevel, const char *where) {
+  if (!ensureContext(where))
     return nullptr;
+  auto *module = new Module{image, jitOptLevel};
   FunctionCache &cache = functionCache();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  auto key = std::make_pair(module, std::string(name));
+  if (!loadOnCurrentDevice(*module, where)) {
+    delete module;
+    return nullptr;
+  }
+  return reinterpret_cast<CUmodule>(module);
+}
+} // namespace
+
+ATTN_EXPORT CUmodule mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
+  return loadModule(data, -1, __func__);
+}
+
+ATTN_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
+  return loadModule(data, optLevel, __func__);
+}
+
+ATTN_EXPORT void mgpuModuleUnload(CUmodule handle) {
+  if (!handle || !ensureContext(__func__))
+    return;
+  auto *module = reinterpret_cast<Module *>(handle);
+  FunctionCache &cache = functionCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto it = cache.functions.lower_bound({module, INT32_MIN, std::string()});
+  while (it != cache.functions.end() && std::get<0>(it->first) == module) {
+    cache.sharedMemoryLimit.erase(it->second);
+    it = cache.functions.erase(it);
+  }
+  // Each device's copy is unloaded in its own context; then this thread's
+  // context is its device's again.
+  for (int32_t ordinal = 0; ordinal < kMaxDevices; ++ordinal) {
+    if (!module->loaded[ordinal])
+      continue;
+    CUcontext context = primaryContexts[ordinal].load();
+    if (makeCurrent(context, __func__))
+      CU(cuModuleUnload, module->loaded[ordinal]);
+  }
+  delete module;
+  ensureContext(__func__);
+}
+
+ATTN_EXPORT CUfunction mgpuModuleGetFunction(CUmodule handle,
+                                             const char *name) {
+  if (!handle || !name || !ensureContext(__func__))
+    return nullptr;
+  auto *module = reinterpret_cast<Module *>(handle);
+  FunctionCache &cache = functionCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto key = std::make_tuple(module, currentDevice(), std::string(name));
   auto it = cache.functions.find(key);
   if (it != cache.functions.end())
     return it->second;
+  CUmodule loaded = loadOnCurrentDevice(*module, __func__);
   CUfunction function = nullptr;
-  if (!CU(cuModuleGetFunction, &function, module, name)) {
+  if (!loaded || !CU(cuModuleGetFunction, &function, loaded, name)) {
     reportError("(kernel '%s')", name);
     return nullptr;
   }
@@ -422,14 +493,18 @@ namespace {
 // time of the kernel alone, as CUDA events measure other libraries'
 // kernels; a program's own timer also counts the launch, the stream and
 // the host.
+struct TimedLaunch {
+  CUevent start, stop;
+  int32_t device; // whose context made the events
+};
 struct KernelTimer {
   std::mutex mutex;
   FILE *file = nullptr; // null: not timing
-  std::unordered_map<CUstream, std::vector<std::pair<CUevent, CUevent>>>
-      pending;
-  // Events whose times were written, for reuse: making two events per
+  std::unordered_map<CUstream, std::vector<TimedLaunch>> pending;
+  // Events whose times were written, for reuse, per device (an event is
+  // recorded only on streams of its own context): making two events per
   // launch would add to the host time of every timed call.
-  std::vector<CUevent> idle;
+  std::vector<CUevent> idle[kMaxDevices];
 };
 KernelTimer &kernelTimer() {
   static KernelTimer *timer = [] {
@@ -454,9 +529,10 @@ CUevent recordTimingEvent(CUstream stream) {
   CUevent event = nullptr;
   {
     std::lock_guard<std::mutex> lock(timer.mutex);
-    if (!timer.idle.empty()) {
-      event = timer.idle.back();
-      timer.idle.pop_back();
+    std::vector<CUevent> &idle = timer.idle[currentDevice()];
+    if (!idle.empty()) {
+      event = idle.back();
+      idle.pop_back();
     }
   }
   if (!event && !CU(cuEventCreate, &event, CU_EVENT_DEFAULT))
@@ -487,7 +563,7 @@ void stopKernelTimer(CUevent start, CUstream stream) {
   }
   KernelTimer &timer = kernelTimer();
   std::lock_guard<std::mutex> lock(timer.mutex);
-  timer.pending[stream].emplace_back(start, stop);
+  timer.pending[stream].push_back({start, stop, currentDevice()});
 }
 
 // Writes the times of STREAM's launches, which have completed.
@@ -499,12 +575,12 @@ void flushKernelTimes(CUstream stream) {
   auto it = timer.pending.find(stream);
   if (it == timer.pending.end())
     return;
-  for (auto [start, stop] : it->second) {
+  for (const TimedLaunch &launch : it->second) {
     float ms = 0;
-    if (CU(cuEventElapsedTime, &ms, start, stop))
+    if (CU(cuEventElapsedTime, &ms, launch.start, launch.stop))
       std::fprintf(timer.file, "%.6f\n", double(ms));
-    timer.idle.push_back(start);
-    timer.idle.push_back(stop);
+    timer.idle[launch.device].push_back(launch.start);
+    timer.idle[launch.device].push_back(launch.stop);
   }
   std::fflush(timer.file);
   timer.pending.erase(it);
@@ -606,7 +682,7 @@ StreamPool &streamPool() {
 ATTN_EXPORT CUstream mgpuStreamCreate() {
   if (!ensureContext(__func__))
     return nullptr;
-  int32_t ordinal = defaultDevice.load(std::memory_order_relaxed);
+  int32_t ordinal = currentDevice();
   StreamPool &pool = streamPool();
   {
     std::lock_guard<std::mutex> lock(pool.mutex);
@@ -716,7 +792,7 @@ bool memoryPoolsEnabled() {
 CUmemoryPool memoryPool(const char *where) {
   if (!memoryPoolsEnabled())
     return nullptr;
-  int32_t ordinal = defaultDevice.load(std::memory_order_relaxed);
+  int32_t ordinal = currentDevice();
   MemoryPools &pools = memoryPools();
   std::lock_guard<std::mutex> lock(pools.mutex);
   if (pools.tried[ordinal])
@@ -846,6 +922,22 @@ ATTN_EXPORT void mgpuSetDefaultDevice(int32_t device) {
   defaultDevice.store(device, std::memory_order_relaxed);
 }
 
+ATTN_EXPORT int32_t attnCudaRuntimeSetThreadDevice(int32_t device) {
+  int32_t previous = threadDevice;
+  threadDevice = device < 0 ? -1 : device;
+  return previous;
+}
+
+ATTN_EXPORT int32_t attnCudaRuntimePointerDevice(const void *pointer) {
+  if (!ensureDriver())
+    return -1;
+  int ordinal = -1;
+  if (!CU(cuPointerGetAttribute, &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+          reinterpret_cast<CUdeviceptr>(pointer)))
+    return -1;
+  return ordinal;
+}
+
 //===----------------------------------------------------------------------===//
 // TMA descriptors
 //===----------------------------------------------------------------------===//
@@ -923,7 +1015,7 @@ ATTN_EXPORT void *mgpuTensorMapEncodeTiledMemref(
     return nullptr;
   TensorMapCache &cache = tensorMapCache();
   TensorMapKey key{
-      defaultDevice.load(std::memory_order_relaxed),
+      currentDevice(),
       std::string(reinterpret_cast<const char *>(&map), sizeof(map))};
   std::lock_guard<std::mutex> lock(cache.mutex);
   auto it = cache.maps.find(key);
