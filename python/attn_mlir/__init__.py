@@ -11,7 +11,7 @@ and MLIR's C API, on libMLIR.so) and needs only numpy.
     print(module)
 
     out = attn_mlir.attention(q, k, v, causal="bottom_right")   # numpy, CPU
-    out = attn_mlir.attention(q, k, v, target="cuda")   # on the GPU (cuda:0)
+    out = attn_mlir.attention(q, k, v, target="cuda")   # on the GPU
 
 Failures raise attn_mlir.MLIRError, whose `diagnostics` carry the message,
 the severity and the location (file, line, column) of each diagnostic; a

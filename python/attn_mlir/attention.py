@@ -18,6 +18,7 @@ PTX) with the host code that launches it:
     open("attention.cubin", "wb").write(kernel.binary)
 """
 
+import contextlib
 import ctypes
 import math
 import os
@@ -340,19 +341,57 @@ def attention_module(
     return text, signature
 
 
+@contextlib.contextmanager
+def _thread_device(rt, device):
+    """Runs the block with `device` (None: the runtime's default) as this
+    thread's CUDA device, then restores the thread's previous one. The
+    runtime loads a kernel's module on each device at its first launch
+    there, so one compiled kernel serves every device."""
+    previous = rt.set_thread_device(-1 if device is None else device)
+    try:
+        yield
+    finally:
+        rt.set_thread_device(previous)
+
+
+def _device_holding(rt, operands):
+    """The one device whose memory holds every operand (None when none holds
+    any: all empty). Raises ValueError for memory the driver does not know
+    or operands on different devices: a kernel on one device would fault
+    reading the other's."""
+    holders = {}
+    for operand in operands:
+        if not operand.nbytes:
+            continue
+        device = operand.device
+        if device is None:
+            device = rt.pointer_device(operand.pointer)
+        if device is None:
+            raise ValueError(
+                f"{operand.name} is not in CUDA device memory (the driver "
+                f"does not know its address {operand.pointer:#x})")
+        holders.setdefault(device, operand.name)
+    if len(holders) > 1:
+        raise ValueError("the operands are on different devices: " + ", ".join(
+            f"{name} on cuda:{device}" for device, name in holders.items()))
+    return next(iter(holders), None)
+
+
 class CompiledKernel(_EngineOwner):
     """The result of compile_attention(target="cuda").
 
-    Calling it runs the kernel on the CUDA device (device 0; the host code is
-    compiled by MLIR's execution engine on first call, with
-    libattn_cuda_runtime: see attn_mlir.cuda). With numpy arrays, they are
-    copied to device memory and the output is copied back and returned
-    (float32 values for bf16 unless raw_bf16=True). With arrays already in
-    device memory (objects with __cuda_array_interface__: torch CUDA
-    tensors, CuPy arrays; bf16 as 16-bit integers, `t.view(torch.int16)`),
-    they are used in place and `out`, on the device too, is required and
-    returned. Either way the call returns when the output is complete. A
-    failing CUDA call raises attn_mlir.cuda.CudaError.
+    Calling it runs the kernel on a CUDA device (the host code is compiled
+    by MLIR's execution engine on first call, with libattn_cuda_runtime: see
+    attn_mlir.cuda). With numpy arrays, they are copied to the memory of
+    device `device` (an ordinal; None: the runtime's default, 0 unless
+    mgpuSetDefaultDevice said otherwise) and the output is copied back and
+    returned (float32 values for bf16 unless raw_bf16=True). With arrays
+    already in device memory (objects with __cuda_array_interface__: torch
+    CUDA tensors, CuPy arrays; bf16 as 16-bit integers,
+    `t.view(torch.int16)`), all on one device, they are used in place on
+    that device and `out`, there too, is required and returned. Either way
+    the call returns when the output is complete. A failing CUDA call
+    raises attn_mlir.cuda.CudaError.
     """
 
     def __init__(self, signature, source, host_llvm, objects, chip, fmt,
@@ -395,23 +434,28 @@ class CompiledKernel(_EngineOwner):
             raise CudaError("loading the kernel", errors)
         return context, engine
 
-    def __call__(self, q, k, v, mask=None, bias=None, out=None, raw_bf16=False):
+    def __call__(self, q, k, v, mask=None, bias=None, out=None, raw_bf16=False,
+                 device=None):
         sig = self.signature
+        if device is not None and (not isinstance(device, int) or device < 0):
+            raise ValueError(f"device must be a device ordinal (0, 1, ...), "
+                             f"got {device!r}")
         operands = _operands(sig, q, k, v, mask, bias)
         rt = cuda_runtime()
         # Errors reported before this call are not this call's.
         rt.take_errors()
         if on_device(q, k, v, mask, bias, out):
-            return self._run_on_device(rt, operands, out)
+            return self._run_on_device(rt, operands, out, device)
         arrays = [_host_operand(value, shape, element, name)
                   for name, value, shape, element in operands]
         out = _host_out(out, self.out_shape, sig["dtype"])
-        self._run_from_host(rt, arrays, out)
+        with _thread_device(rt, device):
+            self._run_from_host(rt, arrays, out)
         if sig["dtype"] == "bf16" and not raw_bf16:
             return bf16_to_f32(out)
         return out
 
-    def _run_on_device(self, rt, operands, out):
+    def _run_on_device(self, rt, operands, out, device):
         inputs = []
         for name, value, shape, element in operands:
             if not is_device_array(value):
@@ -430,14 +474,20 @@ class CompiledKernel(_EngineOwner):
                                 "out", writable=True)
         if any(result.overlaps(a) for a in inputs):
             raise ValueError("out must not overlap q, k, v, mask or bias")
-        engine = self._ensure_engine(rt)
-        # The host code runs on a stream of its own: wait for the work the
-        # producers of the operands may still have pending (their streams).
-        for stream in {a.stream for a in inputs + [result]} - {None}:
-            rt.stream_synchronize(stream)
-        _invoke(engine, [device_descriptor(a.pointer, a.shape)
-                         for a in inputs + [result]])
-        rt.check("running the kernel")
+        held = _device_holding(rt, inputs + [result])
+        if device is not None and held is not None and device != held:
+            raise ValueError(f"device={device}, but the operands are on "
+                             f"cuda:{held}")
+        with _thread_device(rt, device if held is None else held):
+            engine = self._ensure_engine(rt)
+            # The host code runs on a stream of its own: wait for the work
+            # the producers of the operands may still have pending (their
+            # streams).
+            for stream in {a.stream for a in inputs + [result]} - {None}:
+                rt.stream_synchronize(stream)
+            _invoke(engine, [device_descriptor(a.pointer, a.shape)
+                             for a in inputs + [result]])
+            rt.check("running the kernel")
         return out
 
     def _run_from_host(self, rt, arrays, out):
@@ -659,15 +709,16 @@ def _bf16_bits_need_dtype(name):
 
 
 def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None,
-              threads=1, target="cpu", chip="sm_90"):
+              threads=1, target="cpu", chip="sm_90", device=None):
     """Runs attention and returns the output.
 
     target="cpu": on numpy arrays, on `threads` threads as in
     compile_attention (1: this thread; 0: one per core). target="cuda": on
-    the CUDA device, with the kernel built for `chip`: numpy arrays are
-    copied there and back; arrays in device memory (torch CUDA tensors,
-    CuPy arrays) are used in place and the output is a new array of the
-    same kind (CompiledKernel says how).
+    a CUDA device, with the kernel built for `chip`: numpy arrays are
+    copied to device `device` (None: the default, 0) and back; arrays in
+    device memory (torch CUDA tensors, CuPy arrays) are used in place, on
+    their device, and the output is a new array of the same kind there
+    (CompiledKernel says how).
 
     The element type is `dtype`, or q's (float32 or float16; bfloat16 needs
     dtype="bf16", with float inputs rounded to it or 16-bit bit patterns).
@@ -676,23 +727,25 @@ def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None
     """
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
-    device = on_device(q, k, v, mask, bias)
-    if device and target != "cuda":
+    if device is not None and target != "cuda":
+        raise ValueError("device is a CUDA device: use target='cuda'")
+    on_gpu = on_device(q, k, v, mask, bias)
+    if on_gpu and target != "cuda":
         raise TypeError("the operands are in device memory: use target='cuda'")
-    if device:
+    if on_gpu:
         for name, value in (("q", q), ("k", k), ("v", v), ("mask", mask),
                             ("bias", bias)):
             if value is not None and not is_device_array(value):
                 raise TypeError(
                     f"{name} is not in device memory, but other operands are"
                 )
-    if not device:
+    if not on_gpu:
         q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
         mask = None if mask is None else np.asarray(mask)
         bias = None if bias is None else np.asarray(bias)
-    q_shape, q_element = _shape_and_element(q, "q", device)
-    k_shape, _ = _shape_and_element(k, "k", device)
-    v_shape, _ = _shape_and_element(v, "v", device)
+    q_shape, q_element = _shape_and_element(q, "q", on_gpu)
+    k_shape, _ = _shape_and_element(k, "k", on_gpu)
+    v_shape, _ = _shape_and_element(v, "v", on_gpu)
     if dtype is not None:
         element = _dtype_name(dtype)
     elif q_element is None:
@@ -701,13 +754,13 @@ def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None
         element = q_element
     mask_shape = mask_dtype = bias_shape = bias_dtype = None
     if mask is not None:
-        mask_shape, mask_dtype = _shape_and_element(mask, "mask", device)
+        mask_shape, mask_dtype = _shape_and_element(mask, "mask", on_gpu)
         if mask_dtype is None:
             if element != "bf16":
                 raise _bf16_bits_need_dtype("mask")
             mask_dtype = "bf16"
     if bias is not None:
-        bias_shape, bias_dtype = _shape_and_element(bias, "bias", device)
+        bias_shape, bias_dtype = _shape_and_element(bias, "bias", on_gpu)
         if element == "bf16":
             bias_dtype = "bf16"
         elif bias_dtype is None:
@@ -745,7 +798,7 @@ def attention(q, k, v, mask=None, bias=None, scale=None, causal=None, dtype=None
             chip=chip,
         )
         _cache[key] = kernel
-    out = None
-    if device:
-        out = new_device_array(q, kernel.out_shape)
-    return kernel(q, k, v, mask=mask, bias=bias, out=out)
+    if target == "cpu":
+        return kernel(q, k, v, mask=mask, bias=bias)
+    out = new_device_array(q, kernel.out_shape) if on_gpu else None
+    return kernel(q, k, v, mask=mask, bias=bias, out=out, device=device)

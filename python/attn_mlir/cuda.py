@@ -67,6 +67,9 @@ class Runtime:
             ("mgpuMemcpy", None, [vp, vp, ctypes.c_size_t, vp]),
             ("attnCudaRuntimeTakeErrors", ctypes.c_size_t,
              [ctypes.c_char_p, ctypes.c_size_t]),
+            ("attnCudaRuntimeSetThreadDevice", ctypes.c_int32,
+             [ctypes.c_int32]),
+            ("attnCudaRuntimePointerDevice", ctypes.c_int32, [vp]),
         ):
             function = getattr(lib, name)
             function.restype = restype
@@ -87,6 +90,22 @@ class Runtime:
         errors = self.take_errors()
         if errors:
             raise CudaError(doing, errors)
+
+    def set_thread_device(self, device):
+        """Makes `device` (an ordinal; -1: the process's default) the one
+        this thread's later runtime calls use; returns the previous one."""
+        return self._lib.attnCudaRuntimeSetThreadDevice(device)
+
+    def pointer_device(self, pointer):
+        """The ordinal of the device whose memory holds `pointer`, or None
+        where the driver does not know it (not device memory)."""
+        device = self._lib.attnCudaRuntimePointerDevice(pointer)
+        errors = self.take_errors()
+        if device >= 0:
+            return device
+        if all("cuPointerGetAttribute" in error for error in errors):
+            return None
+        raise CudaError("finding the device of an operand", errors)
 
     def stream_create(self):
         stream = self._lib.mgpuStreamCreate()

@@ -32,6 +32,10 @@ def _is_torch_tensor(value):
         value, "data_ptr")
 
 
+def _is_cupy_array(value):
+    return type(value).__module__.split(".")[0] == "cupy"
+
+
 def is_device_array(value):
     if _is_torch_tensor(value):
         return value.device.type == "cuda"
@@ -44,13 +48,11 @@ def on_device(*values):
 
 def _interface(value, name):
     """`value`'s __cuda_array_interface__; for a torch tensor, built here,
-    with torch's current stream, and only on cuda:0 (the runtime's device)."""
+    with torch's current stream on its device."""
     if not _is_torch_tensor(value):
         return value.__cuda_array_interface__
     import torch
 
-    if value.device.index not in (0, None):
-        raise ValueError(f"{name} is on {value.device}: the kernels run on cuda:0")
     dtype = str(value.dtype).split(".")[-1]
     if dtype not in _TORCH_TYPESTRS:
         raise TypeError(f"{name}: the kernels take float32, float16, bfloat16 "
@@ -64,6 +66,16 @@ def _interface(value, name):
         "stream": torch.cuda.current_stream(value.device).cuda_stream,
         "version": 3,
     }
+
+
+def _known_device(value):
+    """The device ordinal that `value` says it is on (torch tensors, CuPy
+    arrays), or None: then the driver is asked where its pointer is."""
+    if _is_torch_tensor(value):
+        return value.device.index
+    if _is_cupy_array(value):
+        return value.device.id
+    return None
 
 
 def element_of(value, name):
@@ -106,7 +118,10 @@ class DeviceOperand:
         if writable and readonly:
             raise ValueError(f"{name} is read-only")
         self.pointer = pointer or 0
+        self.name = name
         self.shape = shape
+        #: The device ordinal, where the array says (None: ask the driver).
+        self.device = _known_device(value)
         self.nbytes = itemsize * math.prod(shape)
         # Version 3 names the stream (None: nothing pending); without it
         # (version 2), the legacy default stream, where work that does not
@@ -127,10 +142,11 @@ def new_device_array(like, shape):
     and element type, of `shape`, on its device."""
     if _is_torch_tensor(like):
         return like.new_empty(shape)
-    if type(like).__module__.split(".")[0] == "cupy":
+    if _is_cupy_array(like):
         import cupy
 
-        return cupy.empty(shape, dtype=like.dtype)
+        with like.device:
+            return cupy.empty(shape, dtype=like.dtype)
     raise TypeError(
         f"attention() makes outputs for torch tensors and CuPy arrays; for "
         f"a {type(like).__name__}, call compile_attention(..., "

@@ -30,17 +30,31 @@ needs_fake_driver = pytest.mark.skipif(
 
 # Runs in a fresh process: the runtime opens its driver once per process.
 PRELUDE = """
+import ctypes
 import numpy as np, attn_mlir
+from attn_mlir import cuda
 from attn_mlir.cuda import CudaError
 
 class FakeDeviceArray:
-    # An array "in device memory" for the fake driver, whose device
-    # memory is host memory.
-    def __init__(self, array, stream=None):
+    # A copy of `array` in the fake driver's memory of `device` (host memory
+    # it allocated, and knows the device of).
+    def __init__(self, array, stream=None, device=0):
+        rt = cuda.runtime()
+        previous = rt.set_thread_device(device)
+        self.pointer = rt.alloc(array.nbytes, 0)
+        rt.set_thread_device(previous)
+        ctypes.memmove(self.pointer, array.ctypes.data, array.nbytes)
+        self.__cuda_array_interface__ = dict(
+            shape=array.shape, typestr=array.dtype.str, strides=None,
+            data=(self.pointer, False), version=3, stream=stream)
+
+class HostArray:
+    # Host memory that claims to be device memory.
+    def __init__(self, array):
         self.array = array
         self.__cuda_array_interface__ = dict(
             shape=array.shape, typestr=array.dtype.str, strides=None,
-            data=(array.ctypes.data, False), version=3, stream=stream)
+            data=(array.ctypes.data, False), version=3, stream=None)
 
 rng = np.random.default_rng(0)
 q = rng.standard_normal((2, 4, 100, 64)).astype(np.float16)
@@ -109,11 +123,12 @@ def test_device_operands_are_used_in_place():
         o = np.zeros((2, 4, 100, 64), np.float16)
         args = [FakeDeviceArray(a, stream=7) for a in (q, k, v)]
         result = FakeDeviceArray(o)
-        print("pointers", *[hex(a.ctypes.data) for a in (q, k, v, o)])
+        print("pointers", *[hex(a.pointer) for a in args + [result]])
         returned = kernel(*args, out=result)
         print("returned out", returned is result)
     """, FAKE_CUDA_LAUNCH_PARAMS="44")
     pointers = re.search(r"pointers (.*)", out).group(1).split()
+    out = out.split("pointers")[1]
     launch = re.search(r"cuLaunchKernel .* params=(\S+)", out).group(1)
     params = launch.split(",")
     for pointer in pointers:
@@ -249,3 +264,63 @@ def test_device_arrays_need_the_cuda_target():
         attn_mlir.attention(q, np.zeros(SHAPE, np.float16), q, target="cuda")
     with pytest.raises(ValueError, match="pass dtype='bf16'"):
         attn_mlir.attention(*[np.zeros(SHAPE, np.uint16)] * 3, target="cuda")
+
+
+# Two devices (FAKE_CUDA_DEVICES=2): the fake driver refuses a launch of a
+# function or on a stream of another device's context, so a kernel loaded
+# on one device only, or memory on the wrong one, shows.
+
+def test_numpy_operands_run_on_the_device_given():
+    out, _ = run("""
+        kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
+                                             dtype="f16", target="cuda")
+        kernel(q, k, v, device=1)
+        print("called on 1")
+        kernel(q, k, v)
+        print("called on the default")
+        attn_mlir.attention(q, k, v, target="cuda", device=1)
+    """, FAKE_CUDA_DEVICES="2")
+    first, second, third = out.split("called on ")
+    # The module is loaded on device 1 at the first call; everything of
+    # that call is device 1's.
+    assert "cuModuleLoadData device=1" in first, first
+    assert re.findall(r"cuMemAllocFromPoolAsync \d+ stream=\d+ device=(\d)",
+                      first) == ["1"] * 4, first
+    assert re.search(r"cuLaunchKernel .* device=1", first), first
+    # On device 0 the same kernel is loaded again, once.
+    assert second.count("cuModuleLoadData device=0") == 1, second
+    assert re.search(r"cuLaunchKernel .* device=0", second), second
+    assert "device=1" not in second, second
+    assert re.search(r"cuLaunchKernel .* device=1", third), third
+
+
+def test_device_operands_run_on_their_device():
+    out, _ = run("""
+        kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
+                                             dtype="f16", target="cuda")
+        o = np.zeros((2, 4, 100, 64), np.float16)
+        args = [FakeDeviceArray(a, device=1) for a in (q, k, v)]
+        print("calling")
+        kernel(*args, out=FakeDeviceArray(o, device=1))
+        print("called")
+        for name, call in (
+                ("mixed", lambda: kernel(args[0], FakeDeviceArray(k), args[2],
+                                         out=FakeDeviceArray(o, device=1))),
+                ("device=0", lambda: kernel(*args, device=0,
+                                            out=FakeDeviceArray(o, device=1))),
+                ("host", lambda: kernel(HostArray(q), *args[1:],
+                                        out=FakeDeviceArray(o, device=1)))):
+            try:
+                call()
+            except ValueError as error:
+                print(name, "refused:", error)
+    """, FAKE_CUDA_DEVICES="2")
+    call = out.split("calling")[1].split("called")[0]
+    assert "cuModuleLoadData device=1" in call
+    assert re.search(r"cuLaunchKernel .* device=1", call), call
+    assert ("mixed refused: the operands are on different devices: "
+            "q on cuda:1, k on cuda:0") in out, out
+    assert "device=0 refused: device=0, but the operands are on cuda:1" in out
+    assert "host refused: q is not in CUDA device memory (the driver does " \
+        "not know its address 0x" in out, out
+    assert out.count("cuLaunchKernel") == 1, out
