@@ -36,7 +36,11 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
    (8, 4096, 128) with 4 key/value heads): the single kernel against
    split-KV, GQA packing (_packgqa) and SDPA, as GB/s of K and V, and the
    split-KV calls' host time also with ATTN_CUDA_MEMORY_POOL=0 ("call ms,
-   no pool": cuMemAlloc/cuMemFree for the partials). Writes table.md,
+   no pool": cuMemAlloc/cuMemFree for the partials);
+3. memcheck, in the time left (--memcheck-until): one variant of each
+   kernel kind (the one with the most code paths) once at a shape with
+   tails under compute-sanitizer's memcheck, which finds out-of-bounds
+   and misaligned accesses that leave the output right. Writes table.md,
    results.json and raw timings to OUT_DIR after every run, so that a
    check stopped by a time limit leaves what it measured (on SIGTERM, the
    table says that it stopped early).
@@ -45,10 +49,12 @@ Runs on the GPU machine (torch, no MLIR) from the folder that
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import math
 import os
 import resource
+import shutil
 import signal
 import statistics
 import subprocess
@@ -201,7 +207,9 @@ def make_inputs(v, b, lq, lk, gen, ramp=False):
     return q, k, vv, mask, bias
 
 
-def check_variant(art, work, name, v, b, lq, lk, inputs, seed, dev):
+def stage_inputs(work, v, b, lq, lk, inputs, seed):
+    """Writes fresh inputs of variant `v`'s kind for the driver; returns
+    them (q, k, v, mask, bias)."""
     gen = torch.Generator().manual_seed(seed)
     q, k, vv, mask, bias = make_inputs(v, b, lq, lk, gen, inputs == "ramp")
     os.makedirs(work, exist_ok=True)
@@ -212,6 +220,11 @@ def check_variant(art, work, name, v, b, lq, lk, inputs, seed, dev):
         write(os.path.join(work, "mask.bin"), mask.to(torch.uint8))
     if bias is not None:
         write(os.path.join(work, "bias.bin"), bias.float())
+    return q, k, vv, mask, bias
+
+
+def check_variant(art, work, name, v, b, lq, lk, inputs, seed, dev):
+    q, k, vv, mask, bias = stage_inputs(work, v, b, lq, lk, inputs, seed)
     # The CPU emulation is slow: no time limit there.
     run_driver(art, name, b, lq, lk, work,
                timeout=CHECK_TIMEOUT_S if dev == "cuda" else None)
@@ -230,6 +243,67 @@ def check_variant(art, work, name, v, b, lq, lk, inputs, seed, dev):
     return {"nan": nan,
             "max_abs_err": float(err.max()) if nan == 0 else math.nan,
             "worst_over_tol": worst, "ok": nan == 0 and worst <= 1.0}
+
+
+def sanitizer_path():
+    """compute-sanitizer, on the PATH or in a CUDA toolkit's bin; None if
+    there is none."""
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    candidates = sorted(glob.glob("/usr/local/cuda*/bin/compute-sanitizer"))
+    return candidates[0] if candidates else None
+
+
+def sanitizer_variants(variants):
+    """One variant of each kernel kind (dtype, mma.sync / wgmma / TMA /
+    warp specialized / pingpong, split-KV, GQA packing), the one that takes
+    the most code paths: a mask, a bias, causal, D = 128."""
+    groups = {}
+    for name, v in variants.items():
+        kind = (v["dtype"], kernel_kind(v), v.get("split_kv", 1) != 1,
+                bool(v.get("pack_gqa")))
+        groups.setdefault(kind, []).append(name)
+
+    def paths(name):
+        v = variants[name]
+        return (bool(v["mask"]) + bool(v["bias"]) + bool(v["causal"]),
+                v["d"], name)
+    return [max(names, key=paths) for _, names in sorted(groups.items())]
+
+
+def memcheck_variant(sanitizer, art, work, name, v, timeout):
+    """Runs variant `name` once at a small shape with tails (a split-KV or
+    packing one at a decoding shape) under compute-sanitizer's memcheck:
+    out-of-bounds or misaligned accesses of global or shared memory, which
+    a wrong output may not show (a predicated tail that reads past the end
+    but discards what it read, say)."""
+    decoding = v.get("split_kv", 1) != 1 or v.get("pack_gqa")
+    b, lq, lk = (2, 3, 2049) if decoding else (1, 130, 257)
+    stage_inputs(work, v, b, lq, lk, "random", 23)
+    cmd = [sanitizer, "--tool", "memcheck", "--error-exitcode", "3",
+           "--print-limit", "10", os.path.join(art, "attn-gpu-bench"), name,
+           str(b), str(lq), str(lk), work, "0"]
+    row = {"variant": name, "shape": [b, v["heads"], lq, lk]}
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {**row, "ok": False,
+                "error": f"timed out after {timeout} s under memcheck"}
+    # Its report: "========= "-prefixed lines, the summary last.
+    report = [line.strip("= ") for line in r.stdout.splitlines()
+              if line.startswith("=========")]
+    summary = [line for line in report if line.startswith("ERROR SUMMARY")]
+    errors = [line for line in report if line and not line.startswith(
+        ("COMPUTE-SANITIZER", "ERROR SUMMARY"))]
+    row["summary"] = summary[-1] if summary else ""
+    row["first_error"] = errors[0] if errors else ""
+    row["ok"] = r.returncode == 0
+    if not row["ok"]:
+        row["error"] = (f"exit status {r.returncode}:\n"
+                        f"{(r.stdout + r.stderr)[-3000:]}")
+    return row
 
 
 def tiles_label(v):
@@ -405,6 +479,17 @@ def render(results, iters):
             f"{f(r, 'ours_gbps', '{:.0f}')} | {f(r, 'flash_gbps', '{:.0f}')} | "
             f"{f(r, 'cudnn_gbps', '{:.0f}')} | {ratio(r, 'flash')} | "
             f"{ratio(r, 'cudnn')} |")
+    if results["memcheck"]:
+        clean = sum(bool(r["ok"]) for r in results["memcheck"])
+        lines += ["",
+                  f"compute-sanitizer memcheck, one variant of each kernel "
+                  f"kind: {clean} of {len(results['memcheck'])} clean.",
+                  ""]
+        for r in results["memcheck"]:
+            what = r["summary"] or "clean" if r["ok"] else "; ".join(
+                x for x in (r.get("summary"), r.get("first_error"),
+                            r["error"].splitlines()[0]) if x)
+            lines.append(f"- {r['variant']} {tuple(r['shape'])}: {what}")
     return "\n".join(lines) + "\n"
 
 
@@ -423,6 +508,7 @@ def save(out, results, iters):
 
 
 def main() -> int:
+    began = time.monotonic()
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("artifacts")
     p.add_argument("out")
@@ -441,6 +527,10 @@ def main() -> int:
                         "runs left when it is spent are reported as not run, "
                         "so that the timings always run (the benchmarked "
                         "kernels are checked first)")
+    p.add_argument("--memcheck-until", type=float, default=400.0,
+                   help="last: compute-sanitizer memcheck runs of one "
+                        "variant per kernel kind, started until this many "
+                        "seconds after the check began (0: none)")
     p.add_argument("--device", default="cuda", choices=("cuda", "cpu"),
                    help="cpu: the emulated artifacts (ATTN_GPU_EMULATE=1 "
                         "scripts/gpu-artifacts.sh) checked without a GPU; "
@@ -464,7 +554,7 @@ def main() -> int:
 
     results = {"commit": commit, "device": device,
                "date": time.strftime("%Y-%m-%d"), "correctness": [],
-               "timing": [], "decode": []}
+               "timing": [], "decode": [], "memcheck": []}
     rows, decode_rows = results["timing"], results["decode"]
     # (B, Lq, Lk, inputs). The ramp shapes' bottom-right diagonal offsets:
     # 126, one key before a block's last key for every causal kernel's
@@ -637,9 +727,28 @@ def main() -> int:
             save(args.out, results, args.iters)
             print(json.dumps({k: x for k, x in row.items()
                               if not k.endswith("raw_ms")}), flush=True)
+    # Memory errors that leave the output right: last, in the time left,
+    # so that they never take the timings' share.
+    sanitizer = sanitizer_path() if args.device == "cuda" else None
+    if args.device == "cuda" and args.memcheck_until > 0:
+        print(f"compute-sanitizer: {sanitizer or 'not found'}", flush=True)
+    for name in sanitizer_variants(variants) if sanitizer else []:
+        left = args.memcheck_until - (time.monotonic() - began)
+        if left <= 0:
+            break
+        if kernel_kind(variants[name]) in hung:
+            continue
+        r = memcheck_variant(sanitizer, art, work, name, variants[name],
+                             min(60.0, max(left, 10.0)))
+        results["memcheck"].append(r)
+        save(args.out, results, args.iters)
+        print(("MEMCHECK PASS " if r["ok"] else "MEMCHECK FAIL ")
+              + json.dumps(r), flush=True)
     table = save(args.out, results, args.iters)
     print(table)
-    return 1 if any(not r["ok"] for r in results["correctness"]) else 0
+    failed = [r for r in results["correctness"] + results["memcheck"]
+              if not r["ok"]]
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
