@@ -60,6 +60,11 @@ rng = np.random.default_rng(0)
 q = rng.standard_normal((2, 4, 100, 64)).astype(np.float16)
 k = rng.standard_normal((2, 2, 80, 64)).astype(np.float16)
 v = rng.standard_normal((2, 2, 80, 64)).astype(np.float16)
+o = np.zeros((2, 4, 100, 64), np.float16)
+
+def f16_kernel():
+    return attn_mlir.compile_attention(q.shape, k.shape, v.shape,
+                                       dtype="f16", target="cuda")
 """
 
 
@@ -78,8 +83,7 @@ pytestmark = [needs_runtime, needs_fake_driver]
 
 def test_numpy_operands_go_to_the_device_and_the_output_comes_back():
     out, _ = run("""
-        kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
-                                             dtype="f16", target="cuda")
+        kernel = f16_kernel()
         o = kernel(q, k, v)
         print("result", o.shape, o.dtype)
         kernel(q, k, v)
@@ -118,9 +122,7 @@ def test_device_operands_are_used_in_place():
     # A kernel's parameters begin with the memrefs' descriptors, in the
     # order of the launch's operands; the pointers of all four are there.
     out, _ = run("""
-        kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
-                                             dtype="f16", target="cuda")
-        o = np.zeros((2, 4, 100, 64), np.float16)
+        kernel = f16_kernel()
         args = [FakeDeviceArray(a, stream=7) for a in (q, k, v)]
         result = FakeDeviceArray(o)
         print("pointers", *[hex(a.pointer) for a in args + [result]])
@@ -156,8 +158,7 @@ def test_attention_runs_on_the_device_with_numpy_arrays():
 
 
 CALL_TWICE = """
-    kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
-                                         dtype="f16", target="cuda")
+    kernel = f16_kernel()
     for attempt in range(2):
         try:
             kernel(q, k, v)
@@ -193,8 +194,7 @@ def test_no_driver_raises_on_every_call():
 
 def test_a_kernel_that_does_not_load_raises():
     out, _ = run("""
-        kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
-                                             dtype="f16", target="cuda")
+        kernel = f16_kernel()
         try:
             kernel(q, k, v)
         except CudaError as error:
@@ -272,8 +272,7 @@ def test_device_arrays_need_the_cuda_target():
 
 def test_numpy_operands_run_on_the_device_given():
     out, _ = run("""
-        kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
-                                             dtype="f16", target="cuda")
+        kernel = f16_kernel()
         kernel(q, k, v, device=1)
         print("called on 1")
         kernel(q, k, v)
@@ -296,9 +295,7 @@ def test_numpy_operands_run_on_the_device_given():
 
 def test_device_operands_run_on_their_device():
     out, _ = run("""
-        kernel = attn_mlir.compile_attention(q.shape, k.shape, v.shape,
-                                             dtype="f16", target="cuda")
-        o = np.zeros((2, 4, 100, 64), np.float16)
+        kernel = f16_kernel()
         args = [FakeDeviceArray(a, device=1) for a in (q, k, v)]
         print("calling")
         kernel(*args, out=FakeDeviceArray(o, device=1))
