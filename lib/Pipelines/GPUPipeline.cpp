@@ -73,6 +73,7 @@ kernelOptions(const attn::AttnGPUTileOptions<Derived> &options) {
   toGPU.intraWarpgroupOverlap = options.intraWarpgroupOverlap;
   toGPU.pingpong = options.pingpong;
   toGPU.rescaleThreshold = options.rescaleThreshold;
+  toGPU.tf32 = options.tf32;
   toGPU.splitKV = options.splitKV;
   toGPU.smCount = options.smCount;
   return toGPU;

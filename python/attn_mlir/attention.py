@@ -530,8 +530,8 @@ class CompiledKernel(_EngineOwner):
 
 def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
                   warp_specialize, intra_warpgroup_overlap, pingpong,
-                  rescale_threshold, split_kv, sm_count, pack_gqa, context,
-                  opt_level):
+                  rescale_threshold, split_kv, sm_count, pack_gqa, tf32,
+                  context, opt_level):
     if fmt not in ("bin", "isa", "fatbin"):
         raise ValueError(
             f"binary_format must be 'bin', 'isa' or 'fatbin', got {fmt!r}")
@@ -545,7 +545,7 @@ def _compile_cuda(text, signature, chip, fmt, block_q, block_kv, wgmma, tma,
                f"pingpong={int(bool(pingpong))} "
                f"rescale-threshold={float(rescale_threshold)!r} "
                f"split-kv={int(split_kv)} sm-count={int(sm_count)} "
-               f"pack-gqa={int(bool(pack_gqa))}}}")
+               f"pack-gqa={int(bool(pack_gqa))} tf32={int(bool(tf32))}}}")
     host = str(module)
     objects = gpu_binary.extract(host)
     if not objects:
@@ -581,6 +581,7 @@ def compile_attention(
     split_kv=1,
     sm_count=0,
     pack_gqa=False,
+    tf32=False,
     threads=1,
 ):
     """Compiles attn.attention for the given shapes ([B..., H, L, D]),
@@ -597,7 +598,10 @@ def compile_attention(
     (--attn-gpu-pipeline) for `chip` as a cubin (binary_format="bin"), PTX
     ("isa") or fatbin, plus the host code (LLVM dialect) that launches it
     through the mgpu* runtime (libattn_cuda_runtime). f16/bf16 inputs run
-    on mma.sync m16n8k16, f32 on the slower TF32 path. block_q (64 or 128
+    on mma.sync m16n8k16, f32 on the slower TF32 path: 3xTF32 (each
+    operand split into two TF32 parts, three mma.sync per product, about
+    f32's accuracy), or with tf32=True one mma.sync on operands rounded to
+    TF32 (10 mantissa bits, f16's accuracy; faster). block_q (64 or 128
     query rows per block) and block_kv (keys per step) override the
     kernel's default tiles; 0 keeps them (docs/gpu.md). wgmma=True
     selects the Hopper kernel (wgmma tensor-core ops; chip="sm_90a",
@@ -649,7 +653,7 @@ def compile_attention(
                              block_kv, wgmma, tma, warp_specialize,
                              intra_warpgroup_overlap, pingpong,
                              rescale_threshold, split_kv, sm_count,
-                             pack_gqa, context or Context(), opt_level)
+                             pack_gqa, tf32, context or Context(), opt_level)
     context = context or Context()
     module = context.parse(text)
     module.verify()

@@ -247,7 +247,8 @@ func.func @viewed_output(%q: memref<1x2x4x64xf16>, %k: memref<1x2x64x64xf16>,
 
 // f32 inputs take the TF32 path: f32 tiles (32-key blocks; rows padded by 4
 // words for Q/K and 8 for V), operands rounded with cvt.rna.tf32.f32,
-// mma.sync m16n8k8, and P moved to the A layout with index shuffles.
+// mma.sync m16n8k8, and P moved to the A layout with index shuffles
+// (3xTF32 by default: attn-to-gpu-tf32.mlir).
 // CHECK-LABEL: func.func @f32_tf32
 // CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c53248_i32
 // CHECK: memref.view {{.*}} to memref<64x68xf32, #gpu.address_space<workgroup>>

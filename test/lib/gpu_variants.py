@@ -28,7 +28,7 @@ HEADS = 16
 
 @dataclass(frozen=True)
 class Variant:
-    dtype: str          # f16 | bf16 | f32 (the TF32 path)
+    dtype: str          # f16 | bf16 | f32 (the TF32 path, 3xTF32)
     d: int              # Dqk
     dv: int             # Dv
     causal: str = ""    # "" | top_left | bottom_right
@@ -61,6 +61,8 @@ class Variant:
     # Hq and Hkv dynamic in the function's types: the kernel reads them,
     # and Hq / Hkv, at run time.
     dynamic_heads: bool = False
+    # f32: one TF32 mma per product ("tf32=1") instead of 3xTF32.
+    tf32: bool = False
 
     @property
     def tiles(self) -> str:
@@ -86,6 +88,8 @@ class Variant:
             opts.append(f"split-kv={self.split_kv}")
         if self.pack_gqa:
             opts.append("pack-gqa=1")
+        if self.tf32:
+            opts.append("tf32=1")
         return " ".join(opts)
 
     def chip(self, default: str) -> str:
@@ -124,6 +128,8 @@ class Variant:
             parts.append("packgqa")
         if self.dynamic_heads:
             parts.append("dynheads")
+        if self.tf32:
+            parts.append("tf32")
         if self.block_q or self.block_kv:
             parts.append(f"q{self.block_q or 'def'}kv{self.block_kv or 'def'}")
         return "_".join(parts)
@@ -151,6 +157,7 @@ def _variants() -> list[Variant]:
     out.append(Variant("bf16", 256, 256))
     out.append(Variant("f16", 64, 128, causal="top_left", mask=True))
     out.append(Variant("f32", 64, 64, causal="top_left"))
+    out.append(Variant("f32", 64, 64, causal="top_left", tf32=True))
     out.append(Variant("f32", 128, 128, mask=True, bias=True))
     # Head dims that are not a multiple of 64 (rows of other than whole
     # 128-byte lines, whose copies go to shared memory by phase).

@@ -228,10 +228,15 @@ def test_cuda_target_compiles_the_tensor_core_kernel():
 
 
 def test_cuda_target_takes_f32_through_tf32():
+    # 3xTF32 by default: three times the mma.sync of plain TF32 (tf32=True).
     shape = (1, 2, 64, 64)
-    kernel = attn_mlir.compile_attention(shape, shape, shape, dtype="f32",
-                                         target="cuda", binary_format="isa")
-    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in kernel.ptx
+    mma = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+    split, plain = (
+        attn_mlir.compile_attention(shape, shape, shape, dtype="f32",
+                                    target="cuda", binary_format="isa",
+                                    tf32=tf32).ptx.count(mma)
+        for tf32 in (False, True))
+    assert plain > 0 and split == 3 * plain, (split, plain)
 
 
 def test_cuda_target_takes_tile_sizes():

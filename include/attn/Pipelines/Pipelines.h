@@ -129,6 +129,11 @@ struct AttnGPUTileOptions : public PassPipelineOptions<Derived> {
       llvm::cl::desc("Lazy rescaling threshold (base 2, at most 8; "
                      "negative: rescale at every step)"),
       llvm::cl::init(8.0)};
+  PassOptions::Option<bool> tf32{
+      *this, "tf32",
+      llvm::cl::desc("f32 inputs: one TF32 mma (f16's accuracy, faster) "
+                     "instead of 3xTF32 (about f32's)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> splitKV{
       *this, "split-kv",
       llvm::cl::desc("Split each query block's keys over this many grid "

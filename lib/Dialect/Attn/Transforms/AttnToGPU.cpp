@@ -395,6 +395,7 @@ void AttnToGPUPass::runOnOperation() {
                                splitKV,
                                smCount,
                                chip};
+    request.tf32 = tf32;
     FailureOr<FlashKernelConfig> cfg = getFlashKernelConfig(op, request, why);
     std::optional<FlashKernelConfig> partial;
     if (succeeded(cfg) && cfg->splitKV != 1) {

@@ -472,6 +472,11 @@ def AttnToGPU : Pass<"attn-to-gpu", "::mlir::ModuleOp"> {
            "Lazy rescaling: a warp rescales O only when a row maximum rises "
            "more than this (base 2, at most 8); negative: at every K/V "
            "step (FlashAttention-2)">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "f32 inputs: one mma.sync on operands rounded to TF32 (10 "
+           "mantissa bits, f16's accuracy; faster) instead of the default "
+           "3xTF32 (each operand split into two TF32 parts, three mma: "
+           "about f32's accuracy)">,
     Option<"splitKV", "split-kv", "int64_t", /*default=*/"1",
            "Split the keys of each query block over this many blocks of the "
            "grid, each writing an unnormalized partial O and its row maxima "

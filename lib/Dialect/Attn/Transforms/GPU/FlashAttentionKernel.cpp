@@ -226,6 +226,7 @@ FailureOr<FlashKernelConfig> mlir::attn::gpu_kernel::getFlashKernelConfig(
   cfg.headDimV = dv;
   cfg.groupSize = op.getHeadGroupSize();
   cfg.elemType = elem;
+  cfg.splitTF32 = !request.tf32;
   cfg.scale = op.getScaleValue();
   cfg.causal = op.getCausal();
   // Default tiles. As in FlashAttention-2 on sm_90, 128 query rows (two m16
@@ -580,14 +581,42 @@ private:
       flat = flat.drop_front(tile.size());
     }
   }
-  /// A shared-memory element, per thread, rounded to tf32.
-  Value loadTF32(Value smem, ArrayRef<Value> prefix, Value row, Value col) {
+  /// An f32 value as mma operands: {tf32(x)}, or with splitTF32
+  /// {hi, lo} = {tf32(x), tf32(x - hi)} (x - hi is exact in f32).
+  SmallVector<Value, 2> toTF32(Value x) {
+    Value hi = t.roundToTF32(x);
+    if (!cfg.splitTF32)
+      return {hi};
+    return {hi, t.roundToTF32(arith::SubFOp::create(b, loc, x, hi))};
+  }
+  /// A shared-memory element, per thread, as mma operands (toTF32).
+  SmallVector<Value, 2> loadTF32(Value smem, ArrayRef<Value> prefix, Value row,
+                                 Value col) {
     SmallVector<Value> idx;
     for (Value v : prefix)
       idx.push_back(t.lift(v));
     idx.push_back(row);
     idx.push_back(col);
-    return t.roundToTF32(t.load(smem, idx));
+    return toTF32(t.load(smem, idx));
+  }
+  /// c += A B on the TF32 path, from fragments given as toTF32 parts
+  /// (a[i][part], bf[i][part]): one mma, or with splitTF32 three, the small
+  /// terms first: lo hi + hi lo + hi hi (lo lo is below f32's precision).
+  std::array<Value, 4> mmaTF32Parts(ArrayRef<SmallVector<Value, 2>> a,
+                                    ArrayRef<SmallVector<Value, 2>> bf,
+                                    ArrayRef<Value> c) {
+    auto part = [](ArrayRef<SmallVector<Value, 2>> frags, size_t which) {
+      SmallVector<Value> out;
+      for (const SmallVector<Value, 2> &f : frags)
+        out.push_back(f[which]);
+      return out;
+    };
+    std::array<Value, 4> acc = {c[0], c[1], c[2], c[3]};
+    if (cfg.splitTF32) {
+      acc = t.mmaTF32(part(a, 1), part(bf, 0), acc);
+      acc = t.mmaTF32(part(a, 0), part(bf, 1), acc);
+    }
+    return t.mmaTF32(part(a, 0), part(bf, 0), acc);
   }
   /// s[i] (the scores of row tile `rt`) with masks, bias and the causal
   /// rule applied (base-2 logits).
@@ -1030,16 +1059,17 @@ void FlashAttentionEmitter::scoresTF32(SmallVector<Value> &s, Value sQ,
   Value row = add(tileRow(rt), group);
   for (int64_t kk = 0; kk < cfg.headDimQK / 8; ++kk) {
     Value col = add(quad, pc(8 * kk));
-    SmallVector<Value> a = {loadTF32(sQ, {}, row, col),
-                            loadTF32(sQ, {}, add(row, pc(8)), col),
-                            loadTF32(sQ, {}, row, add(col, pc(4))),
-                            loadTF32(sQ, {}, add(row, pc(8)), add(col, pc(4)))};
+    SmallVector<SmallVector<Value, 2>> a = {
+        loadTF32(sQ, {}, row, col), loadTF32(sQ, {}, add(row, pc(8)), col),
+        loadTF32(sQ, {}, row, add(col, pc(4))),
+        loadTF32(sQ, {}, add(row, pc(8)), add(col, pc(4)))};
     for (size_t nt = 0; nt < s.size() / 4; ++nt) {
       Value key = add(group, pc(8 * nt));
-      SmallVector<Value> bf = {loadTF32(sK, {buf}, key, col),
-                               loadTF32(sK, {buf}, key, add(col, pc(4)))};
+      SmallVector<SmallVector<Value, 2>> bf = {
+          loadTF32(sK, {buf}, key, col),
+          loadTF32(sK, {buf}, key, add(col, pc(4)))};
       std::array<Value, 4> r =
-          t.mmaTF32(a, bf, ArrayRef<Value>(s).slice(4 * nt, 4));
+          mmaTF32Parts(a, bf, ArrayRef<Value>(s).slice(4 * nt, 4));
       for (int i = 0; i < 4; ++i)
         s[4 * nt + i] = r[i];
     }
@@ -1061,20 +1091,22 @@ void FlashAttentionEmitter::accumulatePVTF32(SmallVector<Value> &acc,
     // c[e], c[e+1] of lane `src`, then the one this lane's t % 2 picks.
     Value even = t.shuffleIdx(c[e], src);
     Value oddV = t.shuffleIdx(c[e + 1], src);
-    return t.roundToTF32(sel(odd, oddV, even));
+    return toTF32(sel(odd, oddV, even));
   };
   Value vCol = group;
   for (size_t kk = 0; kk < p.size() / 4; ++kk) {
     const Value *c = &p[4 * kk];
-    SmallVector<Value> a = {fetch(c, 0, srcLo), fetch(c, 2, srcLo),
-                            fetch(c, 0, srcHi), fetch(c, 2, srcHi)};
+    SmallVector<SmallVector<Value, 2>> a = {
+        fetch(c, 0, srcLo), fetch(c, 2, srcLo), fetch(c, 0, srcHi),
+        fetch(c, 2, srcHi)};
     Value key = add(quad, pc(8 * kk));
     for (size_t nt = 0; nt < acc.size() / 4; ++nt) {
       Value col = add(vCol, pc(8 * nt));
-      SmallVector<Value> bf = {loadTF32(sV, {buf}, key, col),
-                               loadTF32(sV, {buf}, add(key, pc(4)), col)};
+      SmallVector<SmallVector<Value, 2>> bf = {
+          loadTF32(sV, {buf}, key, col),
+          loadTF32(sV, {buf}, add(key, pc(4)), col)};
       std::array<Value, 4> r =
-          t.mmaTF32(a, bf, ArrayRef<Value>(acc).slice(4 * nt, 4));
+          mmaTF32Parts(a, bf, ArrayRef<Value>(acc).slice(4 * nt, 4));
       for (int i = 0; i < 4; ++i)
         acc[4 * nt + i] = r[i];
     }

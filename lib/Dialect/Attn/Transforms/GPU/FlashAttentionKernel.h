@@ -45,6 +45,12 @@ struct FlashKernelConfig {
   /// mma.sync m16n8k8 on operands rounded to tf32, fragments loaded with
   /// plain shared-memory loads, P moved into the A layout with shuffles).
   Type elemType;
+  /// On the TF32 path: each f32 operand x is split into hi = tf32(x) and
+  /// lo = tf32(x - hi), and a product takes three mma (lo hi + hi lo +
+  /// hi hi; 3xTF32), so that q, k, v and P keep about 21 mantissa bits
+  /// instead of TF32's 10. False: one mma on tf32(x) (faster, f16's
+  /// accuracy).
+  bool splitTF32 = true;
   double scale = 1.0;
   std::optional<CausalAlignment> causal;
 
@@ -173,6 +179,9 @@ struct FlashKernelRequest {
   int64_t smCount = 0;
   /// The target chip ("sm_80", "sm_90a", ...), or empty if not known.
   std::string chip;
+  /// f32 products on plain TF32 operands (FlashKernelConfig::splitTF32
+  /// false) instead of 3xTF32.
+  bool tf32 = false;
   /// The config of split-KV's kernel, which writes partials: its default
   /// tiles have 64 rows (one m16 row tile per warp, as decoding has few
   /// rows, and the registers that the split's bookkeeping takes; warp
