@@ -133,13 +133,20 @@ def kernel_kind(v):
             bool(v.get("overlap", True)), bool(v.get("pingpong")))
 
 
+def driver_command(art, name, b, lq, lk, work, iters):
+    """The driver's command line: variant `name` at (b, lq, lk) on the
+    inputs in `work`: one call whose output it writes, then (iters > 0)
+    three warm-up calls and `iters` timed ones."""
+    return [os.path.join(art, "attn-gpu-bench"), name, str(b), str(lq),
+            str(lk), work, str(iters)]
+
+
 def run_driver(art, name, b, lq, lk, work, iters=0,
                timeout=DRIVER_TIMEOUT_S, kernel_times=None, env_extra=None):
     """Runs the driver (with `env_extra` added to its environment); with
     `kernel_times` (a path), the runtime writes each kernel's GPU time
     there (ATTN_CUDA_KERNEL_TIMES)."""
-    cmd = [os.path.join(art, "attn-gpu-bench"), name, str(b), str(lq),
-           str(lk), work, str(iters)]
+    cmd = driver_command(art, name, b, lq, lk, work, iters)
     env = dict(os.environ)
     env.update(env_extra or {})
     if kernel_times:
@@ -288,8 +295,8 @@ def memcheck_variant(sanitizer, art, work, name, v, timeout):
     b, lq, lk = (2, 3, 2049) if decoding else (1, 130, 257)
     stage_inputs(work, v, b, lq, lk, "random", 23)
     cmd = [sanitizer, "--tool", "memcheck", "--error-exitcode", "3",
-           "--print-limit", "10", os.path.join(art, "attn-gpu-bench"), name,
-           str(b), str(lq), str(lk), work, "0"]
+           "--print-limit", "10",
+           *driver_command(art, name, b, lq, lk, work, 0)]
     row = {"variant": name, "shape": [b, v["heads"], lq, lk]}
     try:
         r = subprocess.run(cmd, capture_output=True, text=True,
