@@ -34,6 +34,9 @@
 // 64-column panels with the 128-byte swizzle that the descriptors name,
 // and P stays in registers as the A operand of P V (the register-A form).
 //
+// Its warp-specialized form (producer and consumer warpgroups) is emitted by
+// WarpSpecializedKernel.cpp; the choice of tiles is FlashKernelConfig.cpp's.
+//
 //===----------------------------------------------------------------------===//
 
 #include "FlashAttentionEmitter.h"
