@@ -109,6 +109,10 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());
+  // (Views that split a dim into several dynamic ones, from pack-gqa with
+  // head counts known at run time, which expand-strided-metadata cannot
+  // lower.)
+  pm.addPass(attn::createAttnLowerDynamicExpandShape());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // bf16 extf/truncf become integer ops: no soft-float runtime needed.

@@ -106,6 +106,8 @@ void mlir::attn::buildAttnGPUPipeline(OpPassManager &pm,
     pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Before the NVVM pipeline's expand-strided-metadata (see there).
+  pm.addPass(attn::createAttnLowerDynamicExpandShape());
 
   if (options.shortPointers)
     enableNVPTXShortPointers();

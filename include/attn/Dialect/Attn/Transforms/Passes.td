@@ -238,6 +238,31 @@ def AttnPackGQA : Pass<"attn-pack-gqa"> {
   ];
 }
 
+def AttnLowerDynamicExpandShape : Pass<"attn-lower-dynamic-expand-shape"> {
+  let summary = "Rewrite memref.expand_shape ops that split a dim into "
+                "several dynamic dims as memref.reinterpret_cast";
+  let description = [{
+    Upstream `--expand-strided-metadata` (LLVM 22) lowers a
+    `memref.expand_shape` only where each reassociation group has at most
+    one dynamic result dim: it computes that dim by dividing the source
+    size by the static ones, and crashes on a group with two. `attn-pack-gqa`
+    makes such groups when the head counts are known only at run time (the
+    query heads split into `[Hkv, g]`, both dynamic).
+
+    This pass rewrites each such op into a `memref.reinterpret_cast` of its
+    source's base buffer, with the source's offset, the op's `output_shape`
+    as sizes, and the strides an expansion gives: within a group, the
+    innermost dim keeps the source dim's stride and each outer dim's stride
+    is the next inner one times its size. Other `expand_shape` ops are left
+    to `--expand-strided-metadata`. The CPU and GPU pipelines run it before
+    that pass.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def AttnTile : Pass<"attn-tile"> {
   let summary = "Tile attn.attention and lower each tile to online softmax";
   let description = [{
