@@ -86,6 +86,10 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   bufferization::buildBufferDeallocationPipeline(pm);
+  // A returned view whose ownership is known only at run time (an scf.if
+  // that yields the packed op's view of a buffer or the buffer itself) is
+  // cloned where not owned: bufferization.clone becomes an alloc and copy.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (options.threads) {

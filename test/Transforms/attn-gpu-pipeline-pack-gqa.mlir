@@ -39,3 +39,32 @@ func.func @decode(%q: tensor<2x16x1x128xbf16>, %k: tensor<2x4x?x128xbf16>,
                       causal = bottom_right -> tensor<2x16x1x128xbf16>
   return %r : tensor<2x16x1x128xbf16>
 }
+
+// Head counts known only at run time: the group and the tile test are
+// computed on the host, which launches the packed kernel (grid y: Hkv) or
+// the plain one (grid y: Hq); the packed views split the heads into two
+// dynamic dims, which --attn-lower-dynamic-expand-shape turns into
+// reinterpret casts before the NVVM pipeline lowers the host code.
+// PACKED-LABEL: func.func @decode_dynamic_heads(
+// PACKED: %[[G:.*]] = arith.divui
+// PACKED: scf.if
+// PACKED: memref.expand_shape {{.*}} into memref<?x?x?x1x128xbf16>
+// PACKED: attn.attention {{.*}} outs(%{{.*}} : memref<?x?x?x128xbf16>) scale = 0.0883883461{{[0-9]*}}{{$}}
+// PACKED: } else {
+// PACKED: attn.attention {{.*}} outs(%{{.*}} : memref<?x?x1x128xbf16>) scale = 0.0883883461{{[0-9]*}} causal = bottom_right
+// LLVMIR-LABEL: define {{.*}} @decode_dynamic_heads(
+// LLVMIR: call ptr @mgpuMemAlloc(
+// LLVMIR: call void @mgpuLaunchKernel(
+// LLVMIR: call void @mgpuLaunchKernel(
+func.func @decode_dynamic_heads(%q: tensor<?x?x1x128xbf16>, %k: tensor<?x?x?x128xbf16>,
+                                %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x1x128xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %q, %c0 : tensor<?x?x1x128xbf16>
+  %h = tensor.dim %q, %c1 : tensor<?x?x1x128xbf16>
+  %e = tensor.empty(%b, %h) : tensor<?x?x1x128xbf16>
+  %r = attn.attention ins(%q, %k, %v : tensor<?x?x1x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>)
+                      outs(%e : tensor<?x?x1x128xbf16>) scale = 0.08838834764
+                      causal = bottom_right -> tensor<?x?x1x128xbf16>
+  return %r : tensor<?x?x1x128xbf16>
+}

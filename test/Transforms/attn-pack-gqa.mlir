@@ -187,7 +187,6 @@ func.func @not_packed(%q: tensor<8x4x64xf16>, %k: tensor<2x9x64xf16>,
                       %v: tensor<2x9x64xf16>, %o: tensor<8x4x64xf16>,
                       %q1: tensor<8x1x64xf16>, %o1: tensor<8x1x64xf16>,
                       %mh: tensor<1x4x9xi1>, %mr: tensor<8x1x9xf16>,
-                      %md: tensor<8x?x9xi1>,
                       %qm: tensor<2x4x64xf16>, %om: tensor<2x4x64xf16>,
                       %c: index) {
   // Rows that are already groups of queries (and the heads of a group).
@@ -205,9 +204,6 @@ func.func @not_packed(%q: tensor<8x4x64xf16>, %k: tensor<2x9x64xf16>,
   // expected-remark @below {{query heads not packed: a mask or bias broadcasts over only one of the query heads and the query rows}}
   %4 = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
                       bias(%mr : tensor<8x1x9xf16>) outs(%o : tensor<8x4x64xf16>) scale = 0.125 -> tensor<8x4x64xf16>
-  // expected-remark @below {{query heads not packed: a mask or bias has a head or row dim that is not static}}
-  %5 = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
-                      mask(%md : tensor<8x?x9xi1>) outs(%o : tensor<8x4x64xf16>) scale = 0.125 -> tensor<8x4x64xf16>
   // Multi-head attention has nothing to pack (and no remark).
   %6 = attn.attention ins(%qm, %k, %v : tensor<2x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
                       outs(%om : tensor<2x4x64xf16>) scale = 0.125 -> tensor<2x4x64xf16>
@@ -226,4 +222,106 @@ func.func @strided(%q: memref<8x2x64xf16, strided<[256, 64, 1]>>, %k: memref<2x9
   attn.attention ins(%q, %k, %v : memref<8x2x64xf16, strided<[256, 64, 1]>>, memref<2x9x64xf16>, memref<2x9x64xf16>)
                  outs(%o : memref<8x2x64xf16>) scale = 0.125
   return
+}
+
+// -----
+
+// Head counts known only at run time: the group g = Hq / Hkv is computed
+// there, and so is the tile test (here with Lq = 1, true iff g > 1); the
+// views take Hkv and g as their output sizes. Bottom-right causal masking
+// of one query is dropped as with static heads.
+// CHECK-LABEL: func.func @dynamic_heads
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<2x?x1x64xf16>, %[[K:[a-z0-9]+]]: tensor<2x?x?x64xf16>, %[[V:[a-z0-9]+]]: tensor<2x?x?x64xf16>, %[[O:[a-z0-9]+]]: tensor<2x?x1x64xf16>
+// CHECK: %[[HKV:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<2x?x?x64xf16>
+// CHECK: %[[HQ:.*]] = tensor.dim %[[Q]], %{{.*}} : tensor<2x?x1x64xf16>
+// CHECK: %[[G:.*]] = arith.divui %[[HQ]], %[[HKV]]
+// CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %[[G]]
+// CHECK: %[[PT:.*]] = arith.ceildivui %[[ROWS]], %c128
+// CHECK: %[[T:.*]] = arith.ceildivui %{{.*}}, %c128
+// CHECK: %[[A:.*]] = arith.muli %[[PT]], %c10
+// CHECK: %[[TG:.*]] = arith.muli %[[T]], %[[G]]
+// CHECK: %[[B:.*]] = arith.muli %[[TG]], %c9
+// CHECK: %[[FILLS:.*]] = arith.cmpi ult, %[[A]], %[[B]]
+// CHECK: %[[R:.*]] = scf.if %[[FILLS]] -> (tensor<2x?x1x64xf16>) {
+// CHECK: %[[QE:.*]] = tensor.expand_shape %[[Q]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, %[[HKV]], %[[G]], 1, 64] : tensor<2x?x1x64xf16> into tensor<2x?x?x1x64xf16>
+// CHECK: %[[QP:.*]] = tensor.collapse_shape %[[QE]] {{\[\[}}0], [1], [2, 3], [4]] : tensor<2x?x?x1x64xf16> into tensor<2x?x?x64xf16>
+// CHECK: %[[PACKED:.*]] = attn.attention ins(%[[QP]], %[[K]], %[[V]] : tensor<2x?x?x64xf16>, tensor<2x?x?x64xf16>, tensor<2x?x?x64xf16>) outs(%{{.*}} : tensor<2x?x?x64xf16>) scale = 1.250000e-01 -> tensor<2x?x?x64xf16>
+// CHECK: %[[RE:.*]] = tensor.expand_shape %[[PACKED]] {{\[\[}}0], [1], [2, 3], [4]] output_shape [2, %[[HKV]], %[[G]], 1, 64] : tensor<2x?x?x64xf16> into tensor<2x?x?x1x64xf16>
+// CHECK: tensor.collapse_shape %[[RE]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x?x?x1x64xf16> into tensor<2x?x1x64xf16>
+// CHECK: } else {
+// CHECK: attn.attention ins(%[[Q]], %[[K]], %[[V]] : {{.*}}) outs(%[[O]] : tensor<2x?x1x64xf16>) scale = 1.250000e-01 causal = bottom_right
+// CHECK: return %[[R]]
+// Without the tile test, packing where the group has more than one head.
+// ANY-LABEL: func.func @dynamic_heads
+// ANY: %[[G:.*]] = arith.divui
+// ANY: %[[ONE:.*]] = arith.constant 1 : index
+// ANY: %[[GROUPED:.*]] = arith.cmpi ugt, %[[G]], %[[ONE]]
+// ANY: scf.if %[[GROUPED]] -> (tensor<2x?x1x64xf16>) {
+// ANY: attn.attention {{.*}} -> tensor<2x?x?x64xf16>
+// ANY: } else {
+// ANY: attn.attention {{.*}} causal = bottom_right -> tensor<2x?x1x64xf16>
+func.func @dynamic_heads(%q: tensor<2x?x1x64xf16>, %k: tensor<2x?x?x64xf16>,
+                         %v: tensor<2x?x?x64xf16>, %o: tensor<2x?x1x64xf16>) -> tensor<2x?x1x64xf16> {
+  %r = attn.attention ins(%q, %k, %v : tensor<2x?x1x64xf16>, tensor<2x?x?x64xf16>, tensor<2x?x?x64xf16>)
+                      outs(%o : tensor<2x?x1x64xf16>) scale = 0.125 causal = bottom_right -> tensor<2x?x1x64xf16>
+  return %r : tensor<2x?x1x64xf16>
+}
+
+// -----
+
+// Everything dynamic on memrefs, with a static Hkv: Lq = 1 first, then the
+// tile test on the run-time Lq and g. A mask whose dims are all dynamic is
+// full (a broadcast is a static 1) and is packed with the query.
+// CHECK-LABEL: func.func @dynamic_heads_memref
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: memref<?x?x?x128xbf16>, %[[K:[a-z0-9]+]]: memref<?x4x?x128xbf16>, %[[V:[a-z0-9]+]]: memref<?x4x?x128xbf16>, %[[M:[a-z0-9]+]]: memref<?x?x?x?xi1>
+// CHECK: %[[HQ:.*]] = memref.dim %[[Q]], %c1
+// CHECK: %[[G:.*]] = arith.divui %[[HQ]], %c4
+// CHECK: %[[LQ:.*]] = memref.dim %[[Q]], %c2
+// CHECK: %[[FILLS:.*]] = arith.cmpi ult
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[LQ]], %c1
+// CHECK: scf.if %[[ONE]] {
+// CHECK: memref.expand_shape %[[Q]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, 4, %[[G]], %{{.*}}, 128] : memref<?x?x?x128xbf16> into memref<?x4x?x?x128xbf16>
+// CHECK: memref.expand_shape %[[M]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, 4, %[[G]], %{{.*}}, %{{.*}}] : memref<?x?x?x?xi1> into memref<?x4x?x?x?xi1>
+// CHECK: attn.attention {{.*}} mask(%{{.*}} : memref<?x4x?x?xi1>) outs(%{{.*}} : memref<?x4x?x128xbf16>) scale = 1.250000e-01{{$}}
+// CHECK: } else {
+// CHECK: scf.if %[[FILLS]] {
+// CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x4x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right causal_period(%[[LQ]]){{$}}
+// CHECK: } else {
+// CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x?x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right{{$}}
+func.func @dynamic_heads_memref(%q: memref<?x?x?x128xbf16>, %k: memref<?x4x?x128xbf16>,
+                                %v: memref<?x4x?x128xbf16>, %m: memref<?x?x?x?xi1>,
+                                %o: memref<?x?x?x128xbf16>) {
+  attn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x4x?x128xbf16>, memref<?x4x?x128xbf16>)
+                 mask(%m : memref<?x?x?x?xi1>) outs(%o : memref<?x?x?x128xbf16>)
+                 scale = 0.125 causal = bottom_right
+  return
+}
+
+// -----
+
+// A mask with a dynamic row dim has a row per query (a broadcast is a
+// static 1), so it is packed; its static heads split into Hkv and g.
+// CHECK-LABEL: func.func @dynamic_mask_rows
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] output_shape [2, 4, %{{.*}}, 9] : tensor<8x?x9xi1> into tensor<2x4x?x9xi1>
+// CHECK: attn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x16x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>) mask(%{{.*}} : tensor<2x?x9xi1>) outs(%{{.*}} : tensor<2x16x64xf16>)
+func.func @dynamic_mask_rows(%q: tensor<8x4x64xf16>, %k: tensor<2x9x64xf16>,
+                             %v: tensor<2x9x64xf16>, %m: tensor<8x?x9xi1>,
+                             %o: tensor<8x4x64xf16>) -> tensor<8x4x64xf16> {
+  %r = attn.attention ins(%q, %k, %v : tensor<8x4x64xf16>, tensor<2x9x64xf16>, tensor<2x9x64xf16>)
+                      mask(%m : tensor<8x?x9xi1>) outs(%o : tensor<8x4x64xf16>) scale = 0.125 -> tensor<8x4x64xf16>
+  return %r : tensor<8x4x64xf16>
+}
+
+// -----
+
+// A static query head count split by a dynamic Hkv has no typed view.
+// CHECK-LABEL: func.func @static_query_heads_dynamic_kv_heads
+// CHECK-NOT: expand_shape
+// CHECK: return
+func.func @static_query_heads_dynamic_kv_heads(%q: tensor<8x1x64xf16>, %k: tensor<?x9x64xf16>,
+                                               %v: tensor<?x9x64xf16>, %o: tensor<8x1x64xf16>) -> tensor<8x1x64xf16> {
+  // expected-remark @below {{query heads not packed: an operand has a static head count and the key/value head count is not static}}
+  %r = attn.attention ins(%q, %k, %v : tensor<8x1x64xf16>, tensor<?x9x64xf16>, tensor<?x9x64xf16>)
+                      outs(%o : tensor<8x1x64xf16>) scale = 0.125 -> tensor<8x1x64xf16>
+  return %r : tensor<8x1x64xf16>
 }

@@ -34,14 +34,46 @@ namespace attn {
 using namespace mlir;
 using namespace mlir::attn;
 
+/// Size `d` of `value` (a memref or a tensor), static where its type says.
+static OpFoldResult mixedSize(OpBuilder &b, Location loc, Value value,
+                              int64_t d) {
+  if (isa<MemRefType>(value.getType()))
+    return memref::getMixedSize(b, loc, value, d);
+  return tensor::getMixedSize(b, loc, value, d);
+}
+
 namespace {
 /// The reshapes between [B..., Hkv * g, Lq, T] and [B..., Hkv, g * Lq, T]
 /// through [B..., Hkv, g, Lq, T]: the heads split, then the group merges
-/// into the rows.
+/// into the rows. Hkv and g may be known only at run time.
 struct GroupReshape {
   int64_t rank;
+  /// Static Hkv and g (or ShapedType::kDynamic).
   int64_t numKVHeads;
   int64_t group;
+  /// The same as values where they are dynamic (set by materialize()).
+  OpFoldResult numKVHeadsSize, groupSize;
+
+  GroupReshape(AttentionOp op)
+      : rank(op.getRank()), numKVHeads(op.getNumKVHeads()),
+        group(op.getHeadGroupSize()) {}
+
+  /// Creates the values of the dynamic head counts before `op`.
+  void materialize(OpBuilder &b, AttentionOp op) {
+    Location loc = op.getLoc();
+    numKVHeadsSize = mixedSize(b, loc, op.getKey(), rank - 3);
+    if (!ShapedType::isDynamic(group)) {
+      groupSize = b.getIndexAttr(group);
+      return;
+    }
+    auto value = [&](OpFoldResult size) {
+      return getValueOrCreateConstantIndexOp(b, loc, size);
+    };
+    groupSize = arith::DivUIOp::create(
+                    b, loc, value(mixedSize(b, loc, op.getQuery(), rank - 3)),
+                    value(numKVHeadsSize))
+                    .getResult();
+  }
 
   /// Reassociation from the 5-d shape to a 4-d one in which the 5-d dims
   /// `first` and `first + 1` are one.
@@ -58,12 +90,46 @@ struct GroupReshape {
   SmallVector<ReassociationIndices> heads() const { return merging(rank - 3); }
   SmallVector<ReassociationIndices> rows() const { return merging(rank - 2); }
 
-  /// [B..., Hkv, g, Lq, T] from [B..., Hq, Lq, T].
-  SmallVector<int64_t> expanded(ShapedType type) const {
+  /// [B..., Hkv, g, Lq, T] from [B..., Hq, Lq, T], or failure where the
+  /// expansion cannot be typed: a static head dim with a dynamic Hkv. A
+  /// dynamic head dim needs a dynamic dim among the two it splits into: g
+  /// is then dynamic even where it is known.
+  FailureOr<SmallVector<int64_t>> expanded(ShapedType type) const {
     SmallVector<int64_t> shape(type.getShape());
-    shape[rank - 3] = numKVHeads;
-    shape.insert(shape.begin() + rank - 2, group);
+    int64_t heads = shape[rank - 3];
+    int64_t kv = numKVHeads, g = group;
+    if (!ShapedType::isDynamic(heads)) {
+      if (ShapedType::isDynamic(kv) || kv == 0)
+        return failure();
+      g = heads / kv;
+    } else if (!ShapedType::isDynamic(kv) && !ShapedType::isDynamic(g)) {
+      g = ShapedType::kDynamic;
+    }
+    shape[rank - 3] = kv;
+    shape.insert(shape.begin() + rank - 2, g);
     return shape;
+  }
+
+  /// The sizes of `value` expanded to `shape` (see expanded()), with the
+  /// values of its dynamic dims: the output_shape of its expand_shape.
+  SmallVector<OpFoldResult> expandedSizes(OpBuilder &b, Location loc,
+                                          Value value,
+                                          ArrayRef<int64_t> shape) const {
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != rank - 3) {
+        sizes.push_back(mixedSize(b, loc, value, d));
+        continue;
+      }
+      for (auto [size, fixed] : {std::pair(numKVHeadsSize, shape[d]),
+                                 std::pair(groupSize, shape[d + 1])}) {
+        if (!ShapedType::isDynamic(fixed))
+          sizes.push_back(b.getIndexAttr(fixed));
+        else
+          sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+      }
+    }
+    return sizes;
   }
 };
 } // namespace
@@ -77,20 +143,28 @@ static bool packingFillsTiles(int64_t lq, int64_t group, int64_t blockRows) {
          9 * group * llvm::divideCeil(lq, blockRows);
 }
 
-/// The same test on a query length known at run time.
+/// The same test on a query length or a group known at run time (g = 1
+/// fails it).
 static Value emitPackingFillsTiles(OpBuilder &b, Location loc, Value lq,
-                                   int64_t group, int64_t blockRows) {
+                                   OpFoldResult group, int64_t blockRows) {
   auto constant = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
+  auto times = [&](Value x, OpFoldResult y, int64_t c) -> Value {
+    if (std::optional<int64_t> fixed = getConstantIntValue(y))
+      return arith::MulIOp::create(b, loc, x, constant(c * *fixed));
+    Value product = arith::MulIOp::create(b, loc, x, cast<Value>(y));
+    return c == 1 ? product
+                  : arith::MulIOp::create(b, loc, product, constant(c));
+  };
   Value rows = constant(blockRows);
-  Value packedTiles = arith::CeilDivUIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, lq, constant(group)), rows);
+  Value packedTiles =
+      arith::CeilDivUIOp::create(b, loc, times(lq, group, 1), rows);
   Value tiles = arith::CeilDivUIOp::create(b, loc, lq, rows);
   return arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ult,
       arith::MulIOp::create(b, loc, packedTiles, constant(10)),
-      arith::MulIOp::create(b, loc, tiles, constant(9 * group)));
+      times(tiles, group, 9));
 }
 
 /// Whether `operand` (a mask or bias) broadcasts over both the query heads
@@ -104,13 +178,11 @@ static bool broadcastsOverGroup(AttentionOp op, Value operand) {
 /// Why `op` is not packed for tiles of `blockRows` query rows (0: any), or
 /// empty.
 static std::string whyNotPacked(AttentionOp op, int64_t blockRows) {
-  int64_t group = op.getHeadGroupSize();
-  if (ShapedType::isDynamic(group))
-    return "the head counts are not static";
-  if (group <= 1)
-    return "every query head has a key/value head of its own";
-  // A query length known only at run time is tested there (see
+  // A group or a query length known only at run time is tested there (see
   // packQueryHeadGroups).
+  int64_t group = op.getHeadGroupSize();
+  if (!ShapedType::isDynamic(group) && group <= 1)
+    return "every query head has a key/value head of its own";
   int64_t lq = op.getQuerySeqLen();
   bool dynamicLq = ShapedType::isDynamic(lq);
   if (lq == 0)
@@ -125,70 +197,86 @@ static std::string whyNotPacked(AttentionOp op, int64_t blockRows) {
   for (Value operand : {op.getMask(), op.getBias()}) {
     if (!operand || broadcastsOverGroup(op, operand))
       continue;
+    // A dim broadcasts only where it is a static 1 (a dynamic one is full),
+    // and a 1 is full where the op's dim is 1 too.
     auto type = cast<ShapedType>(operand.getType());
-    int64_t heads = type.getDimSize(rank - 3), rows = type.getDimSize(rank - 2);
-    if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(rows))
-      return "a mask or bias has a head or row dim that is not static";
-    if (heads != op.getNumQueryHeads() || rows != lq)
+    bool fullHeads =
+        type.getDimSize(rank - 3) != 1 || op.getNumQueryHeads() == 1;
+    bool fullRows = type.getDimSize(rank - 2) != 1 || lq == 1;
+    if (!fullHeads || !fullRows)
       return "a mask or bias broadcasts over only one of the query heads and "
              "the query rows";
   }
-  // A memref view of the packed shape exists only where the group and the
-  // rows are contiguous.
-  GroupReshape reshape{rank, op.getNumKVHeads(), group};
+  GroupReshape reshape(op);
   for (Value operand :
        {op.getQuery(), op.getInit(), op.getMask(), op.getBias()}) {
     if (!operand || ((operand == op.getMask() || operand == op.getBias()) &&
                      broadcastsOverGroup(op, operand)))
       continue;
-    auto type = dyn_cast<MemRefType>(operand.getType());
-    if (!type)
+    auto type = cast<ShapedType>(operand.getType());
+    FailureOr<SmallVector<int64_t>> shape = reshape.expanded(type);
+    if (failed(shape))
+      return "an operand has a static head count and the key/value head "
+             "count is not static";
+    // A memref view of the packed shape exists only where the group and the
+    // rows are contiguous.
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref)
       continue;
     FailureOr<MemRefType> expanded = memref::ExpandShapeOp::computeExpandedType(
-        type, reshape.expanded(type), reshape.heads());
+        memref, *shape, reshape.heads());
     if (failed(expanded) || !memref::CollapseShapeOp::isGuaranteedCollapsible(
                                 *expanded, reshape.rows()))
       return "an operand's layout does not make the group and the rows one "
              "dim";
   }
-  if (!dynamicLq && blockRows > 0 && !packingFillsTiles(lq, group, blockRows))
+  if (!dynamicLq && !ShapedType::isDynamic(group) && blockRows > 0 &&
+      !packingFillsTiles(lq, group, blockRows))
     return "its " + std::to_string(blockRows) +
            "-row tiles are filled as well unpacked";
   return "";
 }
 
-/// `value`, a tensor, expanded to `expandedShape` by `expandBy`, then
-/// collapsed by `collapseBy`.
+/// `value`, a tensor, expanded to `sizes` (of static shape `shape`) by
+/// `expandBy`, then collapsed by `collapseBy`.
 static Value reshapeTensor(RewriterBase &rewriter, Location loc, Value value,
-                           ArrayRef<int64_t> expandedShape,
+                           ArrayRef<int64_t> shape,
+                           ArrayRef<OpFoldResult> sizes,
                            ArrayRef<ReassociationIndices> expandBy,
                            ArrayRef<ReassociationIndices> collapseBy) {
   auto type = RankedTensorType::get(
-      expandedShape, cast<ShapedType>(value.getType()).getElementType());
-  Value expanded =
-      tensor::ExpandShapeOp::create(rewriter, loc, type, value, expandBy);
+      shape, cast<ShapedType>(value.getType()).getElementType());
+  Value expanded = tensor::ExpandShapeOp::create(rewriter, loc, type, value,
+                                                 expandBy, sizes);
   return tensor::CollapseShapeOp::create(rewriter, loc, expanded, collapseBy);
 }
 
 /// `value` ([B..., Hq, Lq, T]) as [B..., Hkv, g * Lq, T].
 static Value packRows(RewriterBase &rewriter, Location loc,
                       const GroupReshape &reshape, Value value) {
-  auto type = cast<ShapedType>(value.getType());
-  if (isa<MemRefType>(type)) {
-    Value expanded = memref::ExpandShapeOp::create(
-        rewriter, loc, reshape.expanded(type), value, reshape.heads());
+  // (whyNotPacked checked that the expansion can be typed.)
+  SmallVector<int64_t> shape =
+      *reshape.expanded(cast<ShapedType>(value.getType()));
+  SmallVector<OpFoldResult> sizes =
+      reshape.expandedSizes(rewriter, loc, value, shape);
+  if (isa<MemRefType>(value.getType())) {
+    Value expanded = memref::ExpandShapeOp::create(rewriter, loc, shape, value,
+                                                   reshape.heads(), sizes);
     return memref::CollapseShapeOp::create(rewriter, loc, expanded,
                                            reshape.rows());
   }
-  return reshapeTensor(rewriter, loc, value, reshape.expanded(type),
-                       reshape.heads(), reshape.rows());
+  return reshapeTensor(rewriter, loc, value, shape, sizes, reshape.heads(),
+                       reshape.rows());
 }
 
-/// The inverse of packRows, to a tensor of type `type`.
+/// The inverse of packRows: `packed` back to the shape of `unpacked`.
 static Value unpackRows(RewriterBase &rewriter, Location loc,
                         const GroupReshape &reshape, Value packed,
-                        RankedTensorType type) {
-  return reshapeTensor(rewriter, loc, packed, reshape.expanded(type),
+                        Value unpacked) {
+  SmallVector<int64_t> shape =
+      *reshape.expanded(cast<ShapedType>(unpacked.getType()));
+  return reshapeTensor(rewriter, loc, packed, shape,
+                       reshape.expandedSizes(rewriter, loc, unpacked, shape),
                        reshape.rows(), reshape.heads());
 }
 
@@ -197,9 +285,9 @@ static Value unpackRows(RewriterBase &rewriter, Location loc,
 /// else not causal. Returns the packed op and the values that replace
 /// `op`.
 static std::pair<AttentionOp, SmallVector<Value>>
-createPacked(RewriterBase &rewriter, AttentionOp op, Value period) {
+createPacked(RewriterBase &rewriter, AttentionOp op,
+             const GroupReshape &reshape, Value period) {
   Location loc = op.getLoc();
-  GroupReshape reshape{op.getRank(), op.getNumKVHeads(), op.getHeadGroupSize()};
   auto pack = [&](Value operand) -> Value {
     if (!operand || ((operand == op.getMask() || operand == op.getBias()) &&
                      broadcastsOverGroup(op, operand)))
@@ -216,8 +304,7 @@ createPacked(RewriterBase &rewriter, AttentionOp op, Value period) {
   SmallVector<Value> results;
   if (op->getNumResults() == 1)
     results.push_back(
-        unpackRows(rewriter, loc, reshape, packed->getResult(0),
-                   cast<RankedTensorType>(op->getResult(0).getType())));
+        unpackRows(rewriter, loc, reshape, packed->getResult(0), op.getInit()));
   return {packed, results};
 }
 
@@ -253,37 +340,46 @@ FailureOr<AttentionOp> mlir::attn::packQueryHeadGroups(RewriterBase &rewriter,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
-  int64_t group = op.getHeadGroupSize();
+  GroupReshape reshape(op);
+  reshape.materialize(rewriter, op);
+  bool dynamicGroup = ShapedType::isDynamic(reshape.group);
   int64_t staticLq = op.getQuerySeqLen();
+  bool dynamicLq = ShapedType::isDynamic(staticLq);
   std::optional<CausalAlignment> causal = op.getCausal();
   bool bottomRight = causal && *causal == CausalAlignment::BottomRight;
 
   // Causal rows are packed with a period of Lq, except that bottom-right
   // alignment hides no key from one query: the packed op is then not
-  // causal (the faster kernel). With Lq known only at run time, both are
-  // decided there: Lq = 1 (bottom-right), then the tile test; the op stays
-  // as it is on the last branch.
+  // causal (the faster kernel). With Lq or the group known only at run
+  // time, both are decided there: Lq = 1 (bottom-right), then the tile test
+  // (without tiles: g > 1); the op stays as it is on the last branch.
+  bool periodic = causal && !(bottomRight && staticLq == 1);
   Value lq, fills, single;
-  if (ShapedType::isDynamic(staticLq)) {
+  if (dynamicLq)
     lq = isa<MemRefType>(op.getQuery().getType())
              ? Value(memref::DimOp::create(rewriter, loc, op.getQuery(),
                                            op.getSeqDim()))
              : Value(tensor::DimOp::create(rewriter, loc, op.getQuery(),
                                            op.getSeqDim()));
-    if (blockRows > 0)
-      fills = emitPackingFillsTiles(rewriter, loc, lq, group, blockRows);
-    if (bottomRight)
-      single = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq, lq,
-          arith::ConstantIndexOp::create(rewriter, loc, 1));
-  } else if (causal && !(bottomRight && staticLq == 1)) {
+  else if (periodic || (dynamicGroup && blockRows > 0))
     lq = arith::ConstantIndexOp::create(rewriter, loc, staticLq);
-  }
-  Value period = causal ? lq : Value();
+  if ((dynamicLq || dynamicGroup) && blockRows > 0)
+    fills =
+        emitPackingFillsTiles(rewriter, loc, lq, reshape.groupSize, blockRows);
+  else if (dynamicGroup)
+    fills =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt,
+                              cast<Value>(reshape.groupSize),
+                              arith::ConstantIndexOp::create(rewriter, loc, 1));
+  if (dynamicLq && bottomRight)
+    single =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lq,
+                              arith::ConstantIndexOp::create(rewriter, loc, 1));
+  Value period = periodic ? lq : Value();
 
   AttentionOp packed;
   auto packedWith = [&](Value p) {
-    auto [newOp, results] = createPacked(rewriter, op, p);
+    auto [newOp, results] = createPacked(rewriter, op, reshape, p);
     packed = newOp;
     return results;
   };

@@ -211,16 +211,25 @@ def AttnPackGQA : Pass<"attn-pack-gqa"> {
     its mask). Bottom-right masking of one query hides nothing and is
     dropped.
 
-    Where `Lq` is known only at run time, so is the choice: an `scf.if`
-    on the tile test runs the packed op, else the op as it was; with
-    bottom-right causal masking, an `scf.if` on `Lq = 1` before it runs
-    the packed op without causal masking.
+    Where `Lq` or the head counts are known only at run time, so is the
+    choice: an `scf.if` on the tile test (without tiles, `block-rows=0`:
+    on `g > 1`) runs the packed op, else the op as it was; with
+    bottom-right causal masking and a dynamic `Lq`, an `scf.if` on
+    `Lq = 1` before it runs the packed op without causal masking. With
+    dynamic head counts the views split the heads into `Hkv` and `g`, both
+    dynamic, which upstream `--expand-strided-metadata` cannot lower:
+    `--attn-lower-dynamic-expand-shape` rewrites them first (the CPU and
+    GPU pipelines run it).
 
-    Not packed (left unchanged, with a remark under `remarks=true`): static
-    head counts are needed; an op that already has a `causal_offset` or
-    `causal_period`; a mask or bias that broadcasts over only one of the
-    heads and the rows, or whose head or row dim is not static; memrefs
-    whose layout does not make the group and the rows one dimension.
+    A mask or bias dim broadcasts only where it is a static 1; a dynamic
+    one is full size, as everywhere in the op.
+
+    Not packed (left unchanged, with a remark under `remarks=true`): an op
+    that already has a `causal_offset` or `causal_period`; a mask or bias
+    that broadcasts over only one of the heads and the rows; an operand
+    with a static head count while the key/value head count is dynamic (no
+    typed view splits it); memrefs whose layout does not make the group
+    and the rows one dimension.
   }];
   let options = [
     Option<"blockRows", "block-rows", "int64_t", /*default=*/"128",
