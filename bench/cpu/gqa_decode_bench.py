@@ -11,6 +11,10 @@ reads K and V once. The table gives GB/s of K and V read once (2 * B *
 Hkv * Lk * D * 4 bytes, f32) next to times: decoding should be bound by
 that traffic (docs/performance.md has the tables).
 
+With --dynamic-dims 2 the attention function's batch and head dims are
+dynamic, with 3 also Lq and Lk (a frontend with dynamic shapes): the
+group and packing's choice are then run-time values.
+
 With --causal the rows are causal too (speculative decoding: Lq > 1
 new tokens, bottom-right aligned); packed, they keep their alignment with a
 causal period of Lq.
@@ -41,20 +45,20 @@ import numpy as np
 from mlir_bench import lower_and_run, mlir_fill, numpy_fill, timing_module
 
 
-def mlir_program(b, hq, hkv, lq, lk, d, reps, causal):
+def mlir_program(b, hq, hkv, lq, lk, d, reps, causal, dynamic_dims):
     tq = f"tensor<{b}x{hq}x{lq}x{d}xf32>"
     tk = f"tensor<{b}x{hkv}x{lk}x{d}xf32>"
     scale = 1.0 / np.sqrt(d)
     fills = (mlir_fill("q", 7, tq) + mlir_fill("k", 5, tk)
              + mlir_fill("v", 3, tk))
     attrs = f"scale = {scale:.9e}" + (f" causal = {causal}" if causal else "")
-    return timing_module(tq, tk, attrs, fills, reps)
+    return timing_module(tq, tk, attrs, fills, reps, dynamic_dims)
 
 
-def run_mlir(opt, pipeline, shape, reps, causal, work, tag):
+def run_mlir(opt, pipeline, shape, reps, causal, dynamic_dims, work, tag):
     src = os.path.join(work, f"gqa-{tag}.mlir")
     with open(src, "w") as f:
-        f.write(mlir_program(*shape, reps, causal))
+        f.write(mlir_program(*shape, reps, causal, dynamic_dims))
     out = lower_and_run(opt, pipeline, src).stdout.split()
     return [float(x) for x in out[:reps]], float(out[reps])
 
@@ -97,6 +101,11 @@ def main():
                     help="the fused pipeline's q-tile (rows per tile)")
     ap.add_argument("--causal", choices=("top_left", "bottom_right"),
                     help="causal rows (bottom_right: speculative decoding)")
+    ap.add_argument("--dynamic-dims", type=int, choices=(0, 2, 3),
+                    default=0,
+                    help="the attention function's first dims known only "
+                    "at run time: 2 the batch and head counts, 3 also the "
+                    "sequence lengths (packing then decides at run time)")
     ap.add_argument("--fused-options", default="",
                     help="more --attn-cpu-pipeline options for every "
                     "configuration, e.g. 'row-major-rows=0'")
@@ -139,7 +148,7 @@ def main():
             med = {}
             for name, tool, options in configs:
                 times, total = run_mlir(tool, options, shape, args.reps,
-                                        args.causal, work,
+                                        args.causal, args.dynamic_dims, work,
                                         f"{item.replace(',', '-')}-{name}")
                 # The sum of the outputs (each a convex combination of v).
                 if abs(total - ref.sum()) > 2e-5 * ref.size:

@@ -70,26 +70,50 @@ def lower_and_run(opt, pipeline, src, extra_cmd=(), libs=(), env=None):
         check=True, capture_output=True, text=True, env=env)
 
 
-def timing_module(tq, tk, attrs, fills, reps):
+def dynamic_leading_dims(tensor_type, n):
+    """`tensor_type` ("tensor<AxBx...xf32>") with its first n dims dynamic."""
+    dims = tensor_type[len("tensor<"):-1].split("x")
+    return "tensor<" + "x".join(["?"] * n + dims[n:]) + ">"
+
+
+def timing_module(tq, tk, attrs, fills, reps, dynamic_dims=0):
     """A module whose @main fills q ([tq]), k and v ([tk]) with `fills`,
     calls attention (attn.attention with `attrs`: scale, causal) `reps`
     times and prints each call's time (rtclock around the call), then the
-    sum of the last call's output (which also keeps the calls alive)."""
+    sum of the last call's output (which also keeps the calls alive).
+    dynamic_dims=n: @attention takes and returns its tensors with the
+    first n dims dynamic (batch and heads, as a frontend with dynamic
+    shapes writes them), and @main casts to and from them."""
+    aq = dynamic_leading_dims(tq, dynamic_dims)
+    ak = dynamic_leading_dims(tk, dynamic_dims)
+    sizes = "".join(f"  %c{i}_ = arith.constant {i} : index\n"
+                    f"  %s{i} = tensor.dim %q, %c{i}_ : {aq}\n"
+                    for i in range(dynamic_dims))
+    empty_args = ", ".join(f"%s{i}" for i in range(dynamic_dims))
+    call = f"func.call @attention(%q, %k, %v) : ({tq}, {tk}, {tk}) -> {tq}"
+    casts = result = ""
+    if dynamic_dims:
+        call = (f"func.call @attention(%qd, %kd, %vd) : ({aq}, {ak}, {ak}) "
+                f"-> {aq}")
+        casts = (f"  %qd = tensor.cast %q : {tq} to {aq}\n"
+                 f"  %kd = tensor.cast %k : {tk} to {ak}\n"
+                 f"  %vd = tensor.cast %v : {tk} to {ak}\n")
+        result = f"    %r = tensor.cast %rd : {aq} to {tq}\n"
     return f"""
 func.func private @rtclock() -> f64
 func.func private @printF64(f64)
 func.func private @printNewline()
 
-func.func @attention(%q: {tq}, %k: {tk}, %v: {tk}) -> {tq} {{
-  %init = tensor.empty() : {tq}
-  %r = attn.attention ins(%q, %k, %v : {tq}, {tk}, {tk}) outs(%init : {tq})
-         {attrs} -> {tq}
-  return %r : {tq}
+func.func @attention(%q: {aq}, %k: {ak}, %v: {ak}) -> {aq} {{
+{sizes}  %init = tensor.empty({empty_args}) : {aq}
+  %r = attn.attention ins(%q, %k, %v : {aq}, {ak}, {ak}) outs(%init : {aq})
+         {attrs} -> {aq}
+  return %r : {aq}
 }}
 
 func.func @main() {{
 {fills}
-  %c0 = arith.constant 0 : index
+{casts}  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %n = arith.constant {reps} : index
   %zero = arith.constant 0.0 : f32
@@ -97,8 +121,8 @@ func.func @main() {{
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<f32>) -> tensor<f32>
   %last = scf.for %it = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {{
     %t0 = func.call @rtclock() : () -> f64
-    %r = func.call @attention(%q, %k, %v) : ({tq}, {tk}, {tk}) -> {tq}
-    %t1 = func.call @rtclock() : () -> f64
+    %{"rd" if dynamic_dims else "r"} = {call}
+{result}    %t1 = func.call @rtclock() : () -> f64
     %dt = arith.subf %t1, %t0 : f64
     func.call @printF64(%dt) : (f64) -> ()
     func.call @printNewline() : () -> ()

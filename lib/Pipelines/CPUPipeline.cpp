@@ -59,6 +59,7 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
   if (options.fused && options.packGQA) {
     AttnPackGQAOptions pack;
     pack.blockRows = options.qTile;
+    pack.rowMajorRows = options.rowMajorRows;
     pm.addPass(createAttnPackGQA(pack));
   }
   if (options.fused) {

@@ -1,6 +1,10 @@
 // RUN: attn-opt %s --split-input-file --attn-pack-gqa | FileCheck %s
-// Every op that is not packed says why.
-// RUN: attn-opt %s --split-input-file --attn-pack-gqa=remarks --verify-diagnostics -o /dev/null
+// Every op that is not packed says why (with a kernel for at most 16
+// static rows, as the CPU pipeline gives).
+// RUN: attn-opt %s --split-input-file --attn-pack-gqa="remarks row-major-rows=16" --verify-diagnostics -o /dev/null
+// That kernel keeps static rows that a group known only at run time would
+// make dynamic; a dynamic Lq has no static rows to keep.
+// RUN: attn-opt %s --split-input-file --attn-pack-gqa="row-major-rows=16" | FileCheck %s --check-prefix=FEW
 // Without the tile test (block-rows=0) the long-query case packs too.
 // RUN: attn-opt %s --split-input-file --attn-pack-gqa=block-rows=0 | FileCheck %s --check-prefix=ANY
 
@@ -260,8 +264,12 @@ func.func @strided(%q: memref<8x2x64xf16, strided<[256, 64, 1]>>, %k: memref<2x9
 // ANY: attn.attention {{.*}} -> tensor<2x?x?x64xf16>
 // ANY: } else {
 // ANY: attn.attention {{.*}} causal = bottom_right -> tensor<2x?x1x64xf16>
+// FEW-LABEL: func.func @dynamic_heads
+// FEW-NOT: expand_shape
+// FEW: return
 func.func @dynamic_heads(%q: tensor<2x?x1x64xf16>, %k: tensor<2x?x?x64xf16>,
                          %v: tensor<2x?x?x64xf16>, %o: tensor<2x?x1x64xf16>) -> tensor<2x?x1x64xf16> {
+  // expected-remark @below {{query heads not packed: its 1 static query rows keep the kernel for at most 16 static rows, and packed rows would be known only at run time}}
   %r = attn.attention ins(%q, %k, %v : tensor<2x?x1x64xf16>, tensor<2x?x?x64xf16>, tensor<2x?x?x64xf16>)
                       outs(%o : tensor<2x?x1x64xf16>) scale = 0.125 causal = bottom_right -> tensor<2x?x1x64xf16>
   return %r : tensor<2x?x1x64xf16>
@@ -288,6 +296,8 @@ func.func @dynamic_heads(%q: tensor<2x?x1x64xf16>, %k: tensor<2x?x?x64xf16>,
 // CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x4x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right causal_period(%[[LQ]]){{$}}
 // CHECK: } else {
 // CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x?x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right{{$}}
+// FEW-LABEL: func.func @dynamic_heads_memref
+// FEW: memref.expand_shape
 func.func @dynamic_heads_memref(%q: memref<?x?x?x128xbf16>, %k: memref<?x4x?x128xbf16>,
                                 %v: memref<?x4x?x128xbf16>, %m: memref<?x?x?x?xi1>,
                                 %o: memref<?x?x?x128xbf16>) {
@@ -318,10 +328,10 @@ func.func @dynamic_mask_rows(%q: tensor<8x4x64xf16>, %k: tensor<2x9x64xf16>,
 // CHECK-LABEL: func.func @static_query_heads_dynamic_kv_heads
 // CHECK-NOT: expand_shape
 // CHECK: return
-func.func @static_query_heads_dynamic_kv_heads(%q: tensor<8x1x64xf16>, %k: tensor<?x9x64xf16>,
-                                               %v: tensor<?x9x64xf16>, %o: tensor<8x1x64xf16>) -> tensor<8x1x64xf16> {
+func.func @static_query_heads_dynamic_kv_heads(%q: tensor<8x20x64xf16>, %k: tensor<?x9x64xf16>,
+                                               %v: tensor<?x9x64xf16>, %o: tensor<8x20x64xf16>) -> tensor<8x20x64xf16> {
   // expected-remark @below {{query heads not packed: an operand has a static head count and the key/value head count is not static}}
-  %r = attn.attention ins(%q, %k, %v : tensor<8x1x64xf16>, tensor<?x9x64xf16>, tensor<?x9x64xf16>)
-                      outs(%o : tensor<8x1x64xf16>) scale = 0.125 -> tensor<8x1x64xf16>
-  return %r : tensor<8x1x64xf16>
+  %r = attn.attention ins(%q, %k, %v : tensor<8x20x64xf16>, tensor<?x9x64xf16>, tensor<?x9x64xf16>)
+                      outs(%o : tensor<8x20x64xf16>) scale = 0.125 -> tensor<8x20x64xf16>
+  return %r : tensor<8x20x64xf16>
 }

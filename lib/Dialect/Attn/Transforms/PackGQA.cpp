@@ -175,9 +175,10 @@ static bool broadcastsOverGroup(AttentionOp op, Value operand) {
   return type.getDimSize(rank - 3) == 1 && type.getDimSize(rank - 2) == 1;
 }
 
-/// Why `op` is not packed for tiles of `blockRows` query rows (0: any), or
-/// empty.
-static std::string whyNotPacked(AttentionOp op, int64_t blockRows) {
+/// Why `op` is not packed for tiles of `blockRows` query rows (0: any) and a
+/// kernel for at most `rowMajorRows` static rows (0: none), or empty.
+static std::string whyNotPacked(AttentionOp op, int64_t blockRows,
+                                int64_t rowMajorRows) {
   // A group or a query length known only at run time is tested there (see
   // packQueryHeadGroups).
   int64_t group = op.getHeadGroupSize();
@@ -187,6 +188,14 @@ static std::string whyNotPacked(AttentionOp op, int64_t blockRows) {
   bool dynamicLq = ShapedType::isDynamic(lq);
   if (lq == 0)
     return "it has no query rows";
+  // Packed with a group known at run time, the rows are too: a few static
+  // rows would lose the kernel made for them (on the CPU, 0.28x to 0.36x
+  // at Lq = 1 to 4; docs/performance.md).
+  if (ShapedType::isDynamic(group) && !dynamicLq && lq <= rowMajorRows)
+    return "its " + std::to_string(lq) +
+           " static query rows keep the kernel for at most " +
+           std::to_string(rowMajorRows) +
+           " static rows, and packed rows would be known only at run time";
   // Packed causal rows are g groups of Lq queries: a causal period of Lq.
   // Rows that already are groups, or shifted, are left alone.
   if (op.getCausalOffset())
@@ -334,8 +343,9 @@ emitChoice(RewriterBase &rewriter, AttentionOp op, Value condition,
 
 FailureOr<AttentionOp> mlir::attn::packQueryHeadGroups(RewriterBase &rewriter,
                                                        AttentionOp op,
-                                                       int64_t blockRows) {
-  if (!whyNotPacked(op, blockRows).empty())
+                                                       int64_t blockRows,
+                                                       int64_t rowMajorRows) {
+  if (!whyNotPacked(op, blockRows, rowMajorRows).empty())
     return failure();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
@@ -410,9 +420,9 @@ struct AttnPackGQAPass : attn::impl::AttnPackGQABase<AttnPackGQAPass> {
     getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (AttentionOp op : ops) {
-      std::string why = whyNotPacked(op, blockRows);
+      std::string why = whyNotPacked(op, blockRows, rowMajorRows);
       if (why.empty())
-        (void)packQueryHeadGroups(rewriter, op, blockRows);
+        (void)packQueryHeadGroups(rewriter, op, blockRows, rowMajorRows);
       else if (remarks && op.getHeadGroupSize() != 1)
         op.emitRemark() << "query heads not packed: " << why;
     }

@@ -235,6 +235,11 @@ def AttnPackGQA : Pass<"attn-pack-gqa"> {
     Option<"blockRows", "block-rows", "int64_t", /*default=*/"128",
            "Query rows per tile of the kernel that follows (0: pack "
            "wherever possible)">,
+    Option<"rowMajorRows", "row-major-rows", "int64_t", /*default=*/"0",
+           "The kernel that follows has one for at most this many static "
+           "query rows (the CPU's row-major kernel; 0: none): an op with "
+           "that few static rows is not packed into rows known only at "
+           "run time">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark at every grouped-query op that is not packed, "
            "saying why">

@@ -51,12 +51,16 @@ LogicalResult lowerAttentionTileToOnlineSoftmax(RewriterBase &rewriter,
 /// Rewrites `op` (grouped-query, Hq = g * Hkv) into an attention with Hkv
 /// heads of g * Lq query rows, on reshaped views of its query, init, mask
 /// and bias (see --attn-pack-gqa), where that fills tiles of `blockRows`
-/// query rows better (0: wherever it can). Returns the new op (the causal
-/// one, where a query length known at run time also has a packed op for
-/// one bottom-right query); fails without changing the IR where `op` is
-/// not packed.
+/// query rows better (0: wherever it can). With `rowMajorRows` > 0 (the
+/// kernel that follows has one for at most that many static query rows),
+/// an op with at most that many static rows is not packed into rows known
+/// only at run time (a group known only at run time). Returns the new op
+/// (the causal one, where a query length known at run time also has a
+/// packed op for one bottom-right query); fails without changing the IR
+/// where `op` is not packed.
 FailureOr<AttentionOp> packQueryHeadGroups(RewriterBase &rewriter,
-                                           AttentionOp op, int64_t blockRows);
+                                           AttentionOp op, int64_t blockRows,
+                                           int64_t rowMajorRows = 0);
 
 /// Adds the pattern of --attn-approximate-exp2: every f32 math.exp2 (scalar
 /// or vector) becomes a polynomial and exponent-bit arithmetic.
