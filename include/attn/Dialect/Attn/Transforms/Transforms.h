@@ -53,8 +53,8 @@ LogicalResult lowerAttentionTileToOnlineSoftmax(RewriterBase &rewriter,
 /// and bias (see --attn-pack-gqa), where that fills tiles of `blockRows`
 /// query rows better (0: wherever it can). With `rowMajorRows` > 0 (the
 /// kernel that follows has one for at most that many static query rows),
-/// an op with at most that many static rows is not packed into rows known
-/// only at run time (a group known only at run time). Returns the new op
+/// an op with that few static rows and a group known only at run time is
+/// not packed: its packed rows would be known only then. Returns the new op
 /// (the causal one, where a query length known at run time also has a
 /// packed op for one bottom-right query); fails without changing the IR
 /// where `op` is not packed.
