@@ -82,8 +82,9 @@ def timing_module(tq, tk, attrs, fills, reps, dynamic_dims=0):
     times and prints each call's time (rtclock around the call), then the
     sum of the last call's output (which also keeps the calls alive).
     dynamic_dims=n: @attention takes and returns its tensors with the
-    first n dims dynamic (batch and heads, as a frontend with dynamic
-    shapes writes them), and @main casts to and from them."""
+    first n dims dynamic (2: batch and heads, 3: also the sequence
+    lengths, as a frontend with dynamic shapes writes them), and @main
+    casts to and from them."""
     aq = dynamic_leading_dims(tq, dynamic_dims)
     ak = dynamic_leading_dims(tk, dynamic_dims)
     sizes = "".join(f"  %c{i}_ = arith.constant {i} : index\n"

@@ -365,14 +365,9 @@ FailureOr<AttentionOp> mlir::attn::packQueryHeadGroups(RewriterBase &rewriter,
   // (without tiles: g > 1); the op stays as it is on the last branch.
   bool periodic = causal && !(bottomRight && staticLq == 1);
   Value lq, fills, single;
-  if (dynamicLq)
-    lq = isa<MemRefType>(op.getQuery().getType())
-             ? Value(memref::DimOp::create(rewriter, loc, op.getQuery(),
-                                           op.getSeqDim()))
-             : Value(tensor::DimOp::create(rewriter, loc, op.getQuery(),
-                                           op.getSeqDim()));
-  else if (periodic || (dynamicGroup && blockRows > 0))
-    lq = arith::ConstantIndexOp::create(rewriter, loc, staticLq);
+  if (dynamicLq || periodic || (dynamicGroup && blockRows > 0))
+    lq = getValueOrCreateConstantIndexOp(
+        rewriter, loc, mixedSize(rewriter, loc, op.getQuery(), op.getSeqDim()));
   if ((dynamicLq || dynamicGroup) && blockRows > 0)
     fills =
         emitPackingFillsTiles(rewriter, loc, lq, reshape.groupSize, blockRows);
