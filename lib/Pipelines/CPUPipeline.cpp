@@ -67,6 +67,8 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
     tile.qTile = options.qTile;
     tile.kvTile = options.kvTile;
     tile.rowMajorRows = options.rowMajorRows;
+    tile.dynamicRowCases.assign(options.dynamicRowCases.begin(),
+                                options.dynamicRowCases.end());
     pm.addPass(createAttnTile(tile));
   }
   // Ops the fused path leaves (memrefs, dynamic head dims) and the unfused

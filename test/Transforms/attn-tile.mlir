@@ -2,6 +2,7 @@
 // RUN: attn-opt %s --attn-tile="q-tile=16 online-softmax=false" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=TILE-ONLY
 // RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=ROW
 // RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32 row-major-rows=4" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=ROW4
+// RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32 dynamic-row-cases=3" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=CASE3
 
 // Prefix CHECK tests the keys-major kernel (row-major-rows=0), prefix ROW
 // the defaults, where tiles of at most 16 static rows take the row-major
@@ -343,14 +344,36 @@ func.func @row_major_operands(%q: tensor<1x2x3x16xbf16>, %k: tensor<1x2x48x16xbf
 
 // -----
 
-// row-major-rows bounds the static rows of a tile: with 4, a tile of 4
-// rows takes the row-major kernel and one of 5 the keys-major one (on 8
-// lanes). A dynamic number of rows always takes the keys-major one.
+// row-major-rows bounds the rows of a tile that take the row-major kernel:
+// with 4, a tile of 4 static rows takes it and one of 5 the keys-major one
+// (on 8 lanes). A tile of rows known only at run time switches on their
+// count: each of the dynamic-row-cases (1, 2, 4, 8) up to 4 runs the
+// row-major kernel on q cast to that many static rows, writing the init
+// slice in place; any other count runs the keys-major kernel on 16 lanes
+// (q-tile).
 // ROW4-LABEL: func @row_major_threshold
 // ROW4: vector.fma {{.*}} : vector<16x16xf32>
 // ROW4: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x8xf32> to vector<8xf32>
+// ROW4: scf.forall {{.*}} shared_outs(%[[SHARED:.*]] = %{{.*}})
+// ROW4: %[[N:.*]] = affine.min
+// ROW4: %[[OUT:.*]] = tensor.extract_slice %[[SHARED]]
+// ROW4: scf.index_switch %[[N]] -> tensor<1x?x32xf32>
+// ROW4-NEXT: case 1 {
+// ROW4: tensor.extract_slice {{.*}} to tensor<1x1x32xf32>
+// ROW4: vector.fma {{.*}} : vector<16x16xf32>
+// ROW4: vector.transfer_write {{.*}}, %[[OUT]][%c0, %c0, %c0] {{.*}} : vector<32xf32>, tensor<1x?x32xf32>
+// ROW4: case 2 {
+// ROW4: tensor.extract_slice {{.*}} to tensor<1x2x32xf32>
+// ROW4: vector.fma {{.*}} : vector<16x16xf32>
+// ROW4: case 4 {
+// ROW4: tensor.extract_slice {{.*}} to tensor<1x4x32xf32>
+// ROW4: vector.fma {{.*}} : vector<16x16xf32>
+// ROW4-NOT: case
+// ROW4: default {
+// ROW4-NOT: vector<16x16xf32>
 // ROW4: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
 // ROW4-NOT: vector<16x16xf32>
+// ROW4: return
 func.func @row_major_threshold(%q4: tensor<1x4x32xf32>, %q5: tensor<1x5x32xf32>, %qd: tensor<1x?x32xf32>,
                                %k: tensor<1x64x32xf32>, %o4: tensor<1x4x32xf32>, %o5: tensor<1x5x32xf32>,
                                %od: tensor<1x?x32xf32>) -> (tensor<1x4x32xf32>, tensor<1x5x32xf32>, tensor<1x?x32xf32>) {
@@ -361,4 +384,39 @@ func.func @row_major_threshold(%q4: tensor<1x4x32xf32>, %q5: tensor<1x5x32xf32>,
   %rd = attn.attention ins(%qd, %k, %k : tensor<1x?x32xf32>, tensor<1x64x32xf32>, tensor<1x64x32xf32>)
           outs(%od : tensor<1x?x32xf32>) scale = 0.25 -> tensor<1x?x32xf32>
   return %r4, %r5, %rd : tensor<1x4x32xf32>, tensor<1x5x32xf32>, tensor<1x?x32xf32>
+}
+
+// -----
+
+// With a static Lq that is not a multiple of q-tile, only the last tile's
+// count can be known only at run time: Lq = 18 is one tile of 16 rows and
+// one of 2, so the switch has the one case 2 (not the dynamic-row-cases),
+// and the 16-row tiles take the keys-major kernel. With
+// dynamic-row-cases=3 the cases of a dynamic Lq are 3 alone.
+// ROW-LABEL: func @row_count_cases
+// ROW: scf.forall
+// ROW: %[[N:.*]] = affine.min
+// ROW: scf.index_switch %[[N]] -> tensor<1x?x32xf32>
+// ROW-NEXT: case 2 {
+// ROW: tensor.extract_slice {{.*}} to tensor<1x2x32xf32>
+// ROW: vector.fma {{.*}} : vector<16x16xf32>
+// ROW-NOT: case
+// ROW: default {
+// ROW-NOT: vector<16x16xf32>
+// ROW: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
+// CASE3-LABEL: func @row_count_cases
+// CASE3: scf.index_switch %{{.*}} -> tensor<1x?x32xf32>
+// CASE3-NEXT: case 2 {
+// CASE3-NOT: case 1
+// CASE3: scf.index_switch %{{.*}} -> tensor<1x?x32xf32>
+// CASE3-NEXT: case 3 {
+// CASE3-NOT: case
+// CASE3: default {
+func.func @row_count_cases(%q: tensor<1x18x32xf32>, %qd: tensor<1x?x32xf32>, %k: tensor<1x64x32xf32>,
+                           %o: tensor<1x18x32xf32>, %od: tensor<1x?x32xf32>) -> (tensor<1x18x32xf32>, tensor<1x?x32xf32>) {
+  %r = attn.attention ins(%q, %k, %k : tensor<1x18x32xf32>, tensor<1x64x32xf32>, tensor<1x64x32xf32>)
+         outs(%o : tensor<1x18x32xf32>) scale = 0.25 -> tensor<1x18x32xf32>
+  %rd = attn.attention ins(%qd, %k, %k : tensor<1x?x32xf32>, tensor<1x64x32xf32>, tensor<1x64x32xf32>)
+          outs(%od : tensor<1x?x32xf32>) scale = 0.25 -> tensor<1x?x32xf32>
+  return %r, %rd : tensor<1x18x32xf32>, tensor<1x?x32xf32>
 }

@@ -83,6 +83,9 @@ TILES_KV = [1, 2, 5, 8, 16, 32, 64]
 # Tiles of a static number of rows up to row-major-rows use the row-major
 # kernel (0: never; 64: every static tile of the q-tiles above).
 ROW_MAJOR_ROWS = [0, 4, 16, 64]
+# Run-time row counts with a row-major kernel of their own (tiles whose rows
+# are known only at run time); None: the default (1, 2, 4, 8); 100: none.
+DYNAMIC_ROW_CASES = [None, None, "1", "3", "1,2,3,4,5,6,7,8", "5,16", "100"]
 # Cap on B*Hq*max(Lq, Lk)*max(Dqk, Dv) (and on the score matrix), so that
 # one case compiles and runs in about a second.
 MAX_ELEMS = 40_000
@@ -1037,6 +1040,12 @@ def pipelines_for(rng: np.random.Generator, threads_libs: Optional[str]
     qt, kt = int(rng.choice(TILES_Q)), int(rng.choice(TILES_KV))
     rows = int(rng.choice(ROW_MAJOR_ROWS))
     fused_opts = f"q-tile={qt} kv-tile={kt} row-major-rows={rows}"
+    # From the options rather than the stream, so that each seed keeps the
+    # cases it drew before this option.
+    cases = np.random.default_rng(zlib.crc32(fused_opts.encode())).choice(
+        len(DYNAMIC_ROW_CASES))
+    if DYNAMIC_ROW_CASES[cases]:
+        fused_opts += f" dynamic-row-cases={DYNAMIC_ROW_CASES[cases]}"
     # Quoted: the value is split like a shell command line.
     out = [(f"--attn-cpu-pipeline='{fused_opts}'", None),
            ("--attn-cpu-pipeline=fused=false", None)]

@@ -40,6 +40,12 @@ struct AttnCPUPipelineOptions
                      "vectors along the head dims (decoding; see --attn-tile)"
                      "; 0: never"),
       llvm::cl::init(16)};
+  PassOptions::ListOption<int64_t> dynamicRowCases{
+      *this, "dynamic-row-cases",
+      llvm::cl::desc("Fused: run-time row counts (each at most "
+                     "row-major-rows) for which a tile of rows known only at "
+                     "run time switches to a row-major kernel of its own"),
+      llvm::cl::list_init<int64_t>({1, 2, 4, 8})};
   PassOptions::Option<bool> packGQA{
       *this, "pack-gqa",
       llvm::cl::desc("Fused: make each key/value head's group of query heads "

@@ -32,6 +32,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -448,9 +449,74 @@ Value OnlineSoftmaxEmitter::emit(OpBuilder &b) {
       });
 }
 
+/// The keys-major kernel of tile `op`, which has at most `maxRows` rows.
+static Value emitKeysMajorKernel(OpBuilder &b, AttentionOp op, int64_t maxRows,
+                                 int64_t kvTile) {
+  int64_t lq = op.getQuerySeqLen();
+  int64_t rows = ShapedType::isDynamic(lq) ? maxRows : lq;
+  // Vectors of a power-of-two number of rows: LLVM builds vectors of other
+  // lengths (48 f32) element by element in the inner loops, 10x slower. The
+  // extra rows read q as 0 and are not written.
+  return OnlineSoftmaxEmitter(op, llvm::PowerOf2Ceil(rows), kvTile).emit(b);
+}
+
+/// The row-major kernel of tile `op` with its query rows cast to the static
+/// count `rows`. Tensor casts change no data, and a tile carries its causal
+/// offset, so this computes the op. The init keeps its type: the kernel
+/// writes it row by row, and a cast of it would be a new slice to
+/// bufferization, whose result it would then copy into the init.
+static Value emitRowMajorKernelFor(RewriterBase &rewriter, AttentionOp op,
+                                   int64_t rows, int64_t kvTile) {
+  Location loc = op.getLoc();
+  int64_t seq = op.getRank() - 2;
+  // Only q and the mask and bias rows that are not a static 1 (which
+  // broadcasts) have the dynamic row dim.
+  IRMapping mapping;
+  for (Value operand : {op.getQuery(), op.getMask(), op.getBias()}) {
+    if (!operand)
+      continue;
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (!type.isDynamicDim(seq))
+      continue;
+    SmallVector<int64_t> shape(type.getShape());
+    shape[seq] = rows;
+    mapping.map(operand, tensor::CastOp::create(rewriter, loc,
+                                                type.clone(shape), operand));
+  }
+  auto tile = cast<AttentionOp>(rewriter.clone(*op, mapping));
+  Value result = cpu::emitRowMajorKernel(rewriter, tile, kvTile);
+  rewriter.eraseOp(tile);
+  return result;
+}
+
+/// Tile `op`, whose `rows` are known only at run time, as an
+/// scf.index_switch on them: the row-major kernel specialized to each count
+/// of `rowCases`, the keys-major kernel for any other count.
+static Value emitRowCountCases(RewriterBase &rewriter, AttentionOp op,
+                               Value rows, ArrayRef<int64_t> rowCases,
+                               int64_t maxRows, int64_t kvTile) {
+  if (rowCases.empty())
+    return emitKeysMajorKernel(rewriter, op, maxRows, kvTile);
+  Location loc = op.getLoc();
+  auto rowSwitch = scf::IndexSwitchOp::create(rewriter, loc, op.getInitType(),
+                                              rows, rowCases, rowCases.size());
+  OpBuilder::InsertionGuard guard(rewriter);
+  for (auto [count, region] :
+       llvm::zip_equal(rowCases, rowSwitch.getCaseRegions())) {
+    rewriter.setInsertionPointToStart(&region.emplaceBlock());
+    scf::YieldOp::create(rewriter, loc,
+                         emitRowMajorKernelFor(rewriter, op, count, kvTile));
+  }
+  rewriter.setInsertionPointToStart(
+      &rowSwitch.getDefaultRegion().emplaceBlock());
+  scf::YieldOp::create(rewriter, loc,
+                       emitKeysMajorKernel(rewriter, op, maxRows, kvTile));
+  return rowSwitch.getResult(0);
+}
+
 LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
     RewriterBase &rewriter, AttentionOp op, int64_t maxRows, int64_t kvTile,
-    int64_t rowMajorRows) {
+    int64_t rowMajorRows, ArrayRef<int64_t> rowCases) {
   if (!op.hasPureTensorSemantics())
     return rewriter.notifyMatchFailure(op, "not on tensors");
   int64_t rank = op.getRank();
@@ -474,17 +540,26 @@ LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
   int64_t rows = ShapedType::isDynamic(lq) ? maxRows : lq;
   if (rows == 0 || kvTile <= 0)
     return rewriter.notifyMatchFailure(op, "empty tile");
-  if (!ShapedType::isDynamic(lq) && lq <= rowMajorRows &&
-      op.getQKHeadDim() > 0 && op.getVHeadDim() > 0)
-    return cpu::emitRowMajorKernel(rewriter, op, kvTile);
-
-  // Vectors of a power-of-two number of rows: LLVM builds vectors of other
-  // lengths (48 f32) element by element in the inner loops, 10x slower. The
-  // extra rows read q as 0 and are not written.
-  int64_t lanes = llvm::PowerOf2Ceil(rows);
+  bool rowMajor = op.getQKHeadDim() > 0 && op.getVHeadDim() > 0;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
-  Value result = OnlineSoftmaxEmitter(op, lanes, kvTile).emit(rewriter);
+  Value result;
+  if (!ShapedType::isDynamic(lq)) {
+    result = lq <= rowMajorRows && rowMajor
+                 ? cpu::emitRowMajorKernel(rewriter, op, kvTile)
+                 : emitKeysMajorKernel(rewriter, op, maxRows, kvTile);
+  } else {
+    // The run-time row counts that get a row-major kernel of their own.
+    SmallVector<int64_t> cases;
+    if (rowMajor)
+      for (int64_t count : rowCases)
+        if (count > 0 && count <= std::min(rowMajorRows, maxRows) &&
+            !llvm::is_contained(cases, count))
+          cases.push_back(count);
+    Value rows = tensor::DimOp::create(rewriter, op.getLoc(), op.getQuery(),
+                                       op.getRank() - 2);
+    result = emitRowCountCases(rewriter, op, rows, cases, maxRows, kvTile);
+  }
   rewriter.replaceOp(op, result);
   return success();
 }
@@ -498,9 +573,11 @@ struct AttnTilePass : attn::impl::AttnTileBase<AttnTilePass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (qTile <= 0 || kvTile <= 0 || rowMajorRows < 0) {
-      getOperation()->emitError("attn-tile: q-tile and kv-tile must be > 0, "
-                                "and row-major-rows >= 0");
+    if (qTile <= 0 || kvTile <= 0 || rowMajorRows < 0 ||
+        llvm::any_of(dynamicRowCases, [](int64_t n) { return n <= 0; })) {
+      getOperation()->emitError("attn-tile: q-tile, kv-tile and the "
+                                "dynamic-row-cases must be > 0, and "
+                                "row-major-rows >= 0");
       return signalPassFailure();
     }
     SmallVector<AttentionOp> ops;
@@ -522,6 +599,16 @@ struct AttnTilePass : attn::impl::AttnTileBase<AttnTilePass> {
       }
       if (onlineSoftmax)
         convertBoolMaskToAdditive(rewriter, op);
+      // The row counts of tiles whose rows are known only at run time: with
+      // a static Lq, only the last tile's remainder.
+      SmallVector<int64_t> rowCases(dynamicRowCases.begin(),
+                                    dynamicRowCases.end());
+      int64_t lq = op.getQuerySeqLen();
+      if (!ShapedType::isDynamic(lq)) {
+        rowCases.clear();
+        if (lq > qTile && lq % qTile != 0)
+          rowCases.push_back(lq % qTile);
+      }
       FailureOr<SmallVector<AttentionOp>> tiles =
           tileAttentionOverRows(rewriter, op, qTile);
       if (failed(tiles)) {
@@ -531,8 +618,8 @@ struct AttnTilePass : attn::impl::AttnTileBase<AttnTilePass> {
       if (!onlineSoftmax)
         continue;
       for (AttentionOp tile : *tiles)
-        if (failed(lowerAttentionTileToOnlineSoftmax(rewriter, tile, qTile,
-                                                     kvTile, rowMajorRows))) {
+        if (failed(lowerAttentionTileToOnlineSoftmax(
+                rewriter, tile, qTile, kvTile, rowMajorRows, rowCases))) {
           tile.emitError("attn-tile: failed to lower a tile to the "
                          "online-softmax loop");
           return signalPassFailure();

@@ -319,6 +319,13 @@ def AttnTile : Pass<"attn-tile"> {
     (128 f32) stays in registers over the block's keys, with each V row
     loaded once for all the rows.
 
+    A tile whose row count is known only at run time (a dynamic Lq, or
+    the last tile of one) becomes an `scf.index_switch` on that count: each
+    count listed in `dynamic-row-cases` (up to `row-major-rows`) runs the
+    row-major kernel of the tile cast to that many static rows, any other
+    count the keys-major kernel. Frontends that leave the sequence length
+    dynamic so decode with the row-major kernel too.
+
     With causal masking the key loop stops after the last block any row of
     the tile can see, and is split in two: blocks entirely visible to every
     row of the tile run without the element-wise causal and bounds masks;
@@ -344,6 +351,11 @@ def AttnTile : Pass<"attn-tile"> {
     Option<"rowMajorRows", "row-major-rows", "int64_t", /*default=*/"16",
            "Tiles of at most this many query rows (a static number) run "
            "their vectors along the head dims (decoding); 0: never">,
+    ListOption<"dynamicRowCases", "dynamic-row-cases", "int64_t",
+               "Run-time row counts (each at most row-major-rows) for which "
+               "a tile whose rows are known only at run time switches to a "
+               "row-major kernel specialized to that count",
+               "llvm::cl::list_init<int64_t>({1, 2, 4, 8})">,
     Option<"onlineSoftmax", "online-softmax", "bool", /*default=*/"true",
            "Lower each tile to the online-softmax loop (false: only tile, "
            "leaving smaller attn.attention ops)">

@@ -41,12 +41,13 @@ tileAttentionOverRows(RewriterBase &rewriter, AttentionOp op, int64_t qTile);
 /// rows (and static Dqk, Dv, and no boolean mask), by the online-softmax
 /// loop over blocks of `kvTile` keys on vectors: along the rows, or, for a
 /// static number of rows up to `rowMajorRows` (decoding), along the head
-/// dims (see --attn-tile). Fails without changing the IR when `op` is not
-/// such a tile.
-LogicalResult lowerAttentionTileToOnlineSoftmax(RewriterBase &rewriter,
-                                                AttentionOp op, int64_t maxRows,
-                                                int64_t kvTile,
-                                                int64_t rowMajorRows = 0);
+/// dims (see --attn-tile). A tile of rows known only at run time switches
+/// on their count: to the row-major kernel for each of `rowCases` up to
+/// `rowMajorRows`. Fails without changing the IR when `op` is not such a
+/// tile.
+LogicalResult lowerAttentionTileToOnlineSoftmax(
+    RewriterBase &rewriter, AttentionOp op, int64_t maxRows, int64_t kvTile,
+    int64_t rowMajorRows = 0, ArrayRef<int64_t> rowCases = {});
 
 /// Rewrites `op` (grouped-query, Hq = g * Hkv) into an attention with Hkv
 /// heads of g * Lq query rows, on reshaped views of its query, init, mask

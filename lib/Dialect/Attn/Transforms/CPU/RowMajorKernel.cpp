@@ -440,12 +440,7 @@ Value RowMajorEmitter::emit(OpBuilder &b) {
       });
 }
 
-LogicalResult mlir::attn::cpu::emitRowMajorKernel(RewriterBase &rewriter,
-                                                  AttentionOp op,
-                                                  int64_t kvTile) {
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
-  Value result = RowMajorEmitter(op, kvTile).emit(rewriter);
-  rewriter.replaceOp(op, result);
-  return success();
+Value mlir::attn::cpu::emitRowMajorKernel(OpBuilder &b, AttentionOp op,
+                                          int64_t kvTile) {
+  return RowMajorEmitter(op, kvTile).emit(b);
 }

@@ -15,12 +15,12 @@ namespace mlir {
 namespace attn {
 namespace cpu {
 
-/// Replaces `op`, a tile with one batch and head, a static number of query
-/// rows, static Dqk and Dv and no boolean mask, by the online-softmax loop
-/// over blocks of `kvTile` keys whose vectors run along the head dims (see
-/// RowMajorKernel.cpp): the kernel for tiles of few rows.
-LogicalResult emitRowMajorKernel(RewriterBase &rewriter, AttentionOp op,
-                                 int64_t kvTile);
+/// Emits at `b`'s insertion point the result of `op`, a tile with one batch
+/// and head, a static number of query rows, static Dqk and Dv and no
+/// boolean mask, as the online-softmax loop over blocks of `kvTile` keys
+/// whose vectors run along the head dims (see RowMajorKernel.cpp): the
+/// kernel for tiles of few rows.
+Value emitRowMajorKernel(OpBuilder &b, AttentionOp op, int64_t kvTile);
 
 } // namespace cpu
 } // namespace attn
