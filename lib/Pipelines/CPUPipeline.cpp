@@ -60,6 +60,8 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
     AttnPackGQAOptions pack;
     pack.blockRows = options.qTile;
     pack.rowMajorRows = options.rowMajorRows;
+    pack.dynamicRowCases.assign(options.dynamicRowCases.begin(),
+                                options.dynamicRowCases.end());
     pm.addPass(createAttnPackGQA(pack));
   }
   if (options.fused) {

@@ -2,9 +2,10 @@
 // Every op that is not packed says why (with a kernel for at most 16
 // static rows, as the CPU pipeline gives).
 // RUN: attn-opt %s --split-input-file --attn-pack-gqa="remarks row-major-rows=16" --verify-diagnostics -o /dev/null
-// That kernel keeps static rows that a group known only at run time would
-// make dynamic; a dynamic Lq has no static rows to keep.
-// RUN: attn-opt %s --split-input-file --attn-pack-gqa="row-major-rows=16" | FileCheck %s --check-prefix=FEW
+// Where the rows are known only at run time, packing also must not take
+// that kernel (and its run-time cases 1, 2, 4, 8) from the op's rows while
+// leaving at most 16 packed rows without it.
+// RUN: attn-opt %s --split-input-file --attn-pack-gqa="row-major-rows=16" --canonicalize | FileCheck %s --check-prefix=FEW
 // Without the tile test (block-rows=0) the long-query case packs too.
 // RUN: attn-opt %s --split-input-file --attn-pack-gqa=block-rows=0 | FileCheck %s --check-prefix=ANY
 
@@ -264,12 +265,30 @@ func.func @strided(%q: memref<8x2x64xf16, strided<[256, 64, 1]>>, %k: memref<2x9
 // ANY: attn.attention {{.*}} -> tensor<2x?x?x64xf16>
 // ANY: } else {
 // ANY: attn.attention {{.*}} causal = bottom_right -> tensor<2x?x1x64xf16>
+// With the kernel for few rows, one static query row has it, and g packed
+// rows have it where g is a case: the tile test is and-ed with "not (g is
+// not a case and g <= 16)".
 // FEW-LABEL: func.func @dynamic_heads
-// FEW-NOT: expand_shape
-// FEW: return
+// FEW: %[[G:.*]] = arith.divui
+// FEW: %[[FILLS:.*]] = arith.cmpi ult
+// FEW: %[[IS1:.*]] = arith.cmpi eq, %[[G]], %c1
+// FEW: %[[IS2:.*]] = arith.cmpi eq, %[[G]], %c2
+// FEW: %[[OR2:.*]] = arith.ori %[[IS1]], %[[IS2]]
+// FEW: %[[IS4:.*]] = arith.cmpi eq, %[[G]], %c4
+// FEW: %[[OR4:.*]] = arith.ori %[[OR2]], %[[IS4]]
+// FEW: %[[IS8:.*]] = arith.cmpi eq, %[[G]], %c8
+// FEW: %[[CASE:.*]] = arith.ori %[[OR4]], %[[IS8]]
+// FEW: %[[NOTCASE:.*]] = arith.xori %[[CASE]], %true
+// FEW: %[[FEWROWS:.*]] = arith.cmpi ule, %[[G]], %c16
+// FEW: %[[LOSES:.*]] = arith.andi %[[NOTCASE]], %[[FEWROWS]]
+// FEW: %[[KEEPS:.*]] = arith.xori %[[LOSES]], %true
+// FEW: %[[PACK:.*]] = arith.andi %[[FILLS]], %[[KEEPS]]
+// FEW: scf.if %[[PACK]]
+// FEW: tensor.expand_shape
+// FEW: } else {
+// FEW: attn.attention {{.*}} causal = bottom_right -> tensor<2x?x1x64xf16>
 func.func @dynamic_heads(%q: tensor<2x?x1x64xf16>, %k: tensor<2x?x?x64xf16>,
                          %v: tensor<2x?x?x64xf16>, %o: tensor<2x?x1x64xf16>) -> tensor<2x?x1x64xf16> {
-  // expected-remark @below {{query heads not packed: its 1 static query rows keep the kernel for at most 16 static rows, and packed rows would be known only at run time}}
   %r = attn.attention ins(%q, %k, %v : tensor<2x?x1x64xf16>, tensor<2x?x?x64xf16>, tensor<2x?x?x64xf16>)
                       outs(%o : tensor<2x?x1x64xf16>) scale = 0.125 causal = bottom_right -> tensor<2x?x1x64xf16>
   return %r : tensor<2x?x1x64xf16>
@@ -296,8 +315,19 @@ func.func @dynamic_heads(%q: tensor<2x?x1x64xf16>, %k: tensor<2x?x?x64xf16>,
 // CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x4x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right causal_period(%[[LQ]]){{$}}
 // CHECK: } else {
 // CHECK: attn.attention {{.*}} outs(%{{.*}} : memref<?x?x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right{{$}}
+// With the kernel for few rows, Lq = 1 is packed only where packing keeps
+// it (the same test as above, on g), the rest after the tile test.
 // FEW-LABEL: func.func @dynamic_heads_memref
+// FEW: scf.if %{{.*}} {
+// FEW-NEXT: scf.if %{{.*}} {
+// FEW-NEXT: attn.attention {{.*}} outs(%{{.*}} : memref<?x?x?x128xbf16>) scale = 1.250000e-01 causal = bottom_right{{$}}
+// FEW: } else {
 // FEW: memref.expand_shape
+// FEW: attn.attention {{.*}} outs(%{{.*}} : memref<?x4x?x128xbf16>) scale = 1.250000e-01{{$}}
+// FEW: } else {
+// FEW: scf.if
+// FEW: memref.expand_shape
+// FEW: causal_period
 func.func @dynamic_heads_memref(%q: memref<?x?x?x128xbf16>, %k: memref<?x4x?x128xbf16>,
                                 %v: memref<?x4x?x128xbf16>, %m: memref<?x?x?x?xi1>,
                                 %o: memref<?x?x?x128xbf16>) {

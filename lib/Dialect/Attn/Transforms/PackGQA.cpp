@@ -167,6 +167,52 @@ static Value emitPackingFillsTiles(OpBuilder &b, Location loc, Value lq,
       times(tiles, group, 9));
 }
 
+/// Whether packing at run time would take the kernel for few rows (the
+/// CPU's row-major kernel, for up to `rowMajorRows` static rows or a
+/// run-time count in `rowCases`) from rows that have it and leave the
+/// packed rows, still at most `rowMajorRows`, on the kernel for many rows,
+/// mostly idle: packed decoding rows of a group not in the cases measured
+/// 0.24x and 0.28x (docs/performance.md). Null where that is known here to
+/// be false. Packed rows past `rowMajorRows` are left to the tile test:
+/// g = 32 of one query packed was 1.15x faster than 32 single rows.
+static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
+                                     Value lq, OpFoldResult group,
+                                     int64_t blockRows, int64_t rowMajorRows,
+                                     ArrayRef<int64_t> rowCases) {
+  int64_t staticLq = op.getQuerySeqLen();
+  bool dynamicLq = ShapedType::isDynamic(staticLq);
+  if (rowMajorRows <= 0 || (!dynamicLq && staticLq > rowMajorRows))
+    return Value();
+  int64_t limit =
+      blockRows > 0 ? std::min(rowMajorRows, blockRows) : rowMajorRows;
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // Whether the run-time row count `rows` has a kernel of its own.
+  auto isCase = [&](Value rows) -> Value {
+    Value any;
+    for (int64_t count : rowCases) {
+      if (count <= 0 || count > limit)
+        continue;
+      Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rows,
+                                       constant(count));
+      any = any ? arith::OrIOp::create(b, loc, any, is).getResult() : is;
+    }
+    return any ? any : arith::ConstantIntOp::create(b, loc, 0, 1).getResult();
+  };
+  Value packedRows = arith::MulIOp::create(
+      b, loc, lq, getValueOrCreateConstantIndexOp(b, loc, group));
+  Value unpackedHasIt =
+      dynamicLq ? isCase(lq) : arith::ConstantIntOp::create(b, loc, 1, 1);
+  Value packedLacksIt = arith::XOrIOp::create(
+      b, loc, isCase(packedRows), arith::ConstantIntOp::create(b, loc, 1, 1));
+  Value fewPacked = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                          packedRows, constant(rowMajorRows));
+  return arith::AndIOp::create(
+      b, loc, unpackedHasIt,
+      arith::AndIOp::create(b, loc, packedLacksIt, fewPacked));
+}
+
 /// Whether `operand` (a mask or bias) broadcasts over both the query heads
 /// and the rows, and so stays as it is.
 static bool broadcastsOverGroup(AttentionOp op, Value operand) {
@@ -175,10 +221,9 @@ static bool broadcastsOverGroup(AttentionOp op, Value operand) {
   return type.getDimSize(rank - 3) == 1 && type.getDimSize(rank - 2) == 1;
 }
 
-/// Why `op` is not packed for tiles of `blockRows` query rows (0: any) and a
-/// kernel for at most `rowMajorRows` static rows (0: none), or empty.
-static std::string whyNotPacked(AttentionOp op, int64_t blockRows,
-                                int64_t rowMajorRows) {
+/// Why `op` is not packed for tiles of `blockRows` query rows (0: any), or
+/// empty.
+static std::string whyNotPacked(AttentionOp op, int64_t blockRows) {
   // A group or a query length known only at run time is tested there (see
   // packQueryHeadGroups).
   int64_t group = op.getHeadGroupSize();
@@ -188,14 +233,6 @@ static std::string whyNotPacked(AttentionOp op, int64_t blockRows,
   bool dynamicLq = ShapedType::isDynamic(lq);
   if (lq == 0)
     return "it has no query rows";
-  // Packed with a group known at run time, the rows are too: a few static
-  // rows would lose the kernel made for them (on the CPU, 0.28x to 0.36x
-  // at Lq = 1 to 4; docs/performance.md).
-  if (ShapedType::isDynamic(group) && !dynamicLq && lq <= rowMajorRows)
-    return "its " + std::to_string(lq) +
-           " static query rows keep the kernel for at most " +
-           std::to_string(rowMajorRows) +
-           " static rows, and packed rows would be known only at run time";
   // Packed causal rows are g groups of Lq queries: a causal period of Lq.
   // Rows that already are groups, or shifted, are left alone.
   if (op.getCausalOffset())
@@ -341,11 +378,11 @@ emitChoice(RewriterBase &rewriter, AttentionOp op, Value condition,
   return ifOp.getResults();
 }
 
-FailureOr<AttentionOp> mlir::attn::packQueryHeadGroups(RewriterBase &rewriter,
-                                                       AttentionOp op,
-                                                       int64_t blockRows,
-                                                       int64_t rowMajorRows) {
-  if (!whyNotPacked(op, blockRows, rowMajorRows).empty())
+FailureOr<AttentionOp>
+mlir::attn::packQueryHeadGroups(RewriterBase &rewriter, AttentionOp op,
+                                int64_t blockRows, int64_t rowMajorRows,
+                                ArrayRef<int64_t> rowCases) {
+  if (!whyNotPacked(op, blockRows).empty())
     return failure();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
@@ -362,13 +399,16 @@ FailureOr<AttentionOp> mlir::attn::packQueryHeadGroups(RewriterBase &rewriter,
   // alignment hides no key from one query: the packed op is then not
   // causal (the faster kernel). With Lq or the group known only at run
   // time, both are decided there: Lq = 1 (bottom-right), then the tile test
-  // (without tiles: g > 1); the op stays as it is on the last branch.
+  // (without tiles: g > 1), each unless packing loses the kernel for few
+  // rows; the op stays as it is on the last branch.
   bool periodic = causal && !(bottomRight && staticLq == 1);
-  Value lq, fills, single;
-  if (dynamicLq || periodic || (dynamicGroup && blockRows > 0))
+  bool runTimeRows = dynamicLq || dynamicGroup;
+  Value lq, fills, single, losesKernel;
+  if (dynamicLq || periodic ||
+      (dynamicGroup && (blockRows > 0 || rowMajorRows > 0)))
     lq = getValueOrCreateConstantIndexOp(
         rewriter, loc, mixedSize(rewriter, loc, op.getQuery(), op.getSeqDim()));
-  if ((dynamicLq || dynamicGroup) && blockRows > 0)
+  if (runTimeRows && blockRows > 0)
     fills =
         emitPackingFillsTiles(rewriter, loc, lq, reshape.groupSize, blockRows);
   else if (dynamicGroup)
@@ -376,6 +416,19 @@ FailureOr<AttentionOp> mlir::attn::packQueryHeadGroups(RewriterBase &rewriter,
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt,
                               cast<Value>(reshape.groupSize),
                               arith::ConstantIndexOp::create(rewriter, loc, 1));
+  if (runTimeRows)
+    losesKernel =
+        emitLosesRowMajorKernel(rewriter, loc, op, lq, reshape.groupSize,
+                                blockRows, rowMajorRows, rowCases);
+  Value keepsKernel;
+  if (losesKernel) {
+    keepsKernel = arith::XOrIOp::create(
+        rewriter, loc, losesKernel,
+        arith::ConstantIntOp::create(rewriter, loc, 1, 1));
+    fills = fills ? arith::AndIOp::create(rewriter, loc, fills, keepsKernel)
+                        .getResult()
+                  : keepsKernel;
+  }
   if (dynamicLq && bottomRight)
     single =
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lq,
@@ -388,20 +441,22 @@ FailureOr<AttentionOp> mlir::attn::packQueryHeadGroups(RewriterBase &rewriter,
     packed = newOp;
     return results;
   };
-  auto packedOrNot = [&]() -> SmallVector<Value> {
-    if (!fills)
-      return packedWith(period);
+  auto unpacked = [&]() -> SmallVector<Value> {
+    return rewriter.clone(*op)->getResults();
+  };
+  // `condition` (true where null) ? packed with period `p` : unpacked.
+  auto packedIf = [&](Value condition, Value p) -> SmallVector<Value> {
+    if (!condition)
+      return packedWith(p);
     return emitChoice(
-        rewriter, op, fills, [&] { return packedWith(period); },
-        [&]() -> SmallVector<Value> {
-          return rewriter.clone(*op)->getResults();
-        });
+        rewriter, op, condition, [&] { return packedWith(p); }, unpacked);
   };
   SmallVector<Value> results =
       single ? emitChoice(
-                   rewriter, op, single, [&] { return packedWith(Value()); },
-                   packedOrNot)
-             : packedOrNot();
+                   rewriter, op, single,
+                   [&] { return packedIf(keepsKernel, Value()); },
+                   [&] { return packedIf(fills, period); })
+             : packedIf(fills, period);
   rewriter.replaceOp(op, results);
   return packed;
 }
@@ -415,9 +470,10 @@ struct AttnPackGQAPass : attn::impl::AttnPackGQABase<AttnPackGQAPass> {
     getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (AttentionOp op : ops) {
-      std::string why = whyNotPacked(op, blockRows, rowMajorRows);
+      std::string why = whyNotPacked(op, blockRows);
       if (why.empty())
-        (void)packQueryHeadGroups(rewriter, op, blockRows, rowMajorRows);
+        (void)packQueryHeadGroups(rewriter, op, blockRows, rowMajorRows,
+                                  dynamicRowCases);
       else if (remarks && op.getHeadGroupSize() != 1)
         op.emitRemark() << "query heads not packed: " << why;
     }

@@ -221,6 +221,15 @@ def AttnPackGQA : Pass<"attn-pack-gqa"> {
     `--attn-lower-dynamic-expand-shape` rewrites them first (the CPU and
     GPU pipelines run it).
 
+    A kernel may have a faster path for few rows: the CPU's row-major
+    kernel, for up to `row-major-rows` static rows and for the run-time
+    counts of `dynamic-row-cases` (see --attn-tile). Where the rows are
+    known only at run time, the choice then also asks that packing not
+    take that path from the op's rows while leaving at most
+    `row-major-rows` packed rows without it (decoding with a group that is
+    not a case: packed 0.24x and 0.28x as fast). With static rows and
+    group the static tile test decides, as before.
+
     A mask or bias dim broadcasts only where it is a static 1; a dynamic
     one is full size, as everywhere in the op.
 
@@ -237,9 +246,12 @@ def AttnPackGQA : Pass<"attn-pack-gqa"> {
            "wherever possible)">,
     Option<"rowMajorRows", "row-major-rows", "int64_t", /*default=*/"0",
            "The kernel that follows has one for at most this many static "
-           "query rows (the CPU's row-major kernel; 0: none): an op with "
-           "that few static rows is not packed into rows known only at "
-           "run time">,
+           "query rows (the CPU's row-major kernel; 0: none), and for the "
+           "run-time counts of dynamic-row-cases">,
+    ListOption<"dynamicRowCases", "dynamic-row-cases", "int64_t",
+               "The run-time row counts (up to row-major-rows) that have the "
+               "kernel for few rows (as --attn-tile's option)",
+               "llvm::cl::list_init<int64_t>({1, 2, 4, 8})">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark at every grouped-query op that is not packed, "
            "saying why">

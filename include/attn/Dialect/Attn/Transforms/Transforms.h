@@ -53,15 +53,17 @@ LogicalResult lowerAttentionTileToOnlineSoftmax(
 /// heads of g * Lq query rows, on reshaped views of its query, init, mask
 /// and bias (see --attn-pack-gqa), where that fills tiles of `blockRows`
 /// query rows better (0: wherever it can). With `rowMajorRows` > 0 (the
-/// kernel that follows has one for at most that many static query rows),
-/// an op with that few static rows and a group known only at run time is
-/// not packed: its packed rows would be known only then. Returns the new op
+/// kernel that follows has one for at most that many static query rows,
+/// and for the run-time counts `rowCases`), rows known only at run time
+/// are not packed where that would take that kernel from the op's rows and
+/// leave at most `rowMajorRows` packed rows without it. Returns the new op
 /// (the causal one, where a query length known at run time also has a
 /// packed op for one bottom-right query); fails without changing the IR
 /// where `op` is not packed.
 FailureOr<AttentionOp> packQueryHeadGroups(RewriterBase &rewriter,
                                            AttentionOp op, int64_t blockRows,
-                                           int64_t rowMajorRows = 0);
+                                           int64_t rowMajorRows = 0,
+                                           ArrayRef<int64_t> rowCases = {});
 
 /// Adds the pattern of --attn-approximate-exp2: every f32 math.exp2 (scalar
 /// or vector) becomes a polynomial and exponent-bit arithmetic.
