@@ -183,17 +183,15 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
   bool dynamicLq = ShapedType::isDynamic(staticLq);
   if (rowMajorRows <= 0 || (!dynamicLq && staticLq > rowMajorRows))
     return Value();
-  int64_t limit =
-      blockRows > 0 ? std::min(rowMajorRows, blockRows) : rowMajorRows;
+  SmallVector<int64_t> cases = getRowMajorRowCases(
+      rowCases, rowMajorRows, blockRows > 0 ? blockRows : rowMajorRows);
   auto constant = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   // Whether the run-time row count `rows` has a kernel of its own.
   auto isCase = [&](Value rows) -> Value {
     Value any;
-    for (int64_t count : rowCases) {
-      if (count <= 0 || count > limit)
-        continue;
+    for (int64_t count : cases) {
       Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rows,
                                        constant(count));
       any = any ? arith::OrIOp::create(b, loc, any, is).getResult() : is;
@@ -202,15 +200,15 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
   };
   Value packedRows = arith::MulIOp::create(
       b, loc, lq, getValueOrCreateConstantIndexOp(b, loc, group));
-  Value unpackedHasIt =
-      dynamicLq ? isCase(lq) : arith::ConstantIntOp::create(b, loc, 1, 1);
   Value packedLacksIt = arith::XOrIOp::create(
       b, loc, isCase(packedRows), arith::ConstantIntOp::create(b, loc, 1, 1));
   Value fewPacked = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                           packedRows, constant(rowMajorRows));
-  return arith::AndIOp::create(
-      b, loc, unpackedHasIt,
-      arith::AndIOp::create(b, loc, packedLacksIt, fewPacked));
+  Value loses = arith::AndIOp::create(b, loc, packedLacksIt, fewPacked);
+  // Static rows up to rowMajorRows have the kernel; run-time ones if a case.
+  if (dynamicLq)
+    loses = arith::AndIOp::create(b, loc, isCase(lq), loses);
+  return loses;
 }
 
 /// Whether `operand` (a mask or bias) broadcasts over both the query heads

@@ -489,15 +489,15 @@ static Value emitRowMajorKernelFor(RewriterBase &rewriter, AttentionOp op,
   return result;
 }
 
-/// Tile `op`, whose `rows` are known only at run time, as an
-/// scf.index_switch on them: the row-major kernel specialized to each count
-/// of `rowCases`, the keys-major kernel for any other count.
-static Value emitRowCountCases(RewriterBase &rewriter, AttentionOp op,
-                               Value rows, ArrayRef<int64_t> rowCases,
-                               int64_t maxRows, int64_t kvTile) {
-  if (rowCases.empty())
-    return emitKeysMajorKernel(rewriter, op, maxRows, kvTile);
+/// Tile `op`, whose rows are known only at run time, as an scf.index_switch
+/// on their count: the row-major kernel specialized to each of `rowCases`
+/// (not empty), the keys-major kernel for any other count.
+static Value emitRowCountSwitch(RewriterBase &rewriter, AttentionOp op,
+                                ArrayRef<int64_t> rowCases, int64_t maxRows,
+                                int64_t kvTile) {
   Location loc = op.getLoc();
+  Value rows =
+      tensor::DimOp::create(rewriter, loc, op.getQuery(), op.getRank() - 2);
   auto rowSwitch = scf::IndexSwitchOp::create(rewriter, loc, op.getInitType(),
                                               rows, rowCases, rowCases.size());
   OpBuilder::InsertionGuard guard(rewriter);
@@ -512,6 +512,17 @@ static Value emitRowCountCases(RewriterBase &rewriter, AttentionOp op,
   scf::YieldOp::create(rewriter, loc,
                        emitKeysMajorKernel(rewriter, op, maxRows, kvTile));
   return rowSwitch.getResult(0);
+}
+
+SmallVector<int64_t>
+mlir::attn::getRowMajorRowCases(ArrayRef<int64_t> dynamicRowCases,
+                                int64_t rowMajorRows, int64_t maxRows) {
+  SmallVector<int64_t> cases;
+  for (int64_t count : dynamicRowCases)
+    if (count > 0 && count <= std::min(rowMajorRows, maxRows) &&
+        !llvm::is_contained(cases, count))
+      cases.push_back(count);
+  return cases;
 }
 
 LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
@@ -543,23 +554,17 @@ LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
   bool rowMajor = op.getQKHeadDim() > 0 && op.getVHeadDim() > 0;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
+  // The run-time row counts that get a row-major kernel of their own.
+  SmallVector<int64_t> cases;
+  if (ShapedType::isDynamic(lq) && rowMajor)
+    cases = getRowMajorRowCases(rowCases, rowMajorRows, maxRows);
   Value result;
-  if (!ShapedType::isDynamic(lq)) {
-    result = lq <= rowMajorRows && rowMajor
-                 ? cpu::emitRowMajorKernel(rewriter, op, kvTile)
-                 : emitKeysMajorKernel(rewriter, op, maxRows, kvTile);
-  } else {
-    // The run-time row counts that get a row-major kernel of their own.
-    SmallVector<int64_t> cases;
-    if (rowMajor)
-      for (int64_t count : rowCases)
-        if (count > 0 && count <= std::min(rowMajorRows, maxRows) &&
-            !llvm::is_contained(cases, count))
-          cases.push_back(count);
-    Value rows = tensor::DimOp::create(rewriter, op.getLoc(), op.getQuery(),
-                                       op.getRank() - 2);
-    result = emitRowCountCases(rewriter, op, rows, cases, maxRows, kvTile);
-  }
+  if (!ShapedType::isDynamic(lq) && lq <= rowMajorRows && rowMajor)
+    result = cpu::emitRowMajorKernel(rewriter, op, kvTile);
+  else if (!cases.empty())
+    result = emitRowCountSwitch(rewriter, op, cases, maxRows, kvTile);
+  else
+    result = emitKeysMajorKernel(rewriter, op, maxRows, kvTile);
   rewriter.replaceOp(op, result);
   return success();
 }

@@ -49,6 +49,13 @@ LogicalResult lowerAttentionTileToOnlineSoftmax(
     RewriterBase &rewriter, AttentionOp op, int64_t maxRows, int64_t kvTile,
     int64_t rowMajorRows = 0, ArrayRef<int64_t> rowCases = {});
 
+/// The run-time row counts of `dynamicRowCases` that get a row-major kernel
+/// of their own in tiles of at most `maxRows` rows (see --attn-tile): those
+/// from 1 to min(`rowMajorRows`, `maxRows`), once each, in order.
+/// --attn-pack-gqa asks the same to know which packed rows keep it.
+SmallVector<int64_t> getRowMajorRowCases(ArrayRef<int64_t> dynamicRowCases,
+                                         int64_t rowMajorRows, int64_t maxRows);
+
 /// Rewrites `op` (grouped-query, Hq = g * Hkv) into an attention with Hkv
 /// heads of g * Lq query rows, on reshaped views of its query, init, mask
 /// and bias (see --attn-pack-gqa), where that fills tiles of `blockRows`
