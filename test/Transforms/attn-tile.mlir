@@ -3,9 +3,10 @@
 // RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=ROW
 // RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32 row-major-rows=4" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=ROW4
 // RUN: attn-opt %s --attn-tile="q-tile=16 kv-tile=32 dynamic-row-cases=3" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=CASE3
+// RUN: attn-opt %s --attn-tile="q-tile=64 kv-tile=32" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=GROUPS
 
 // Prefix CHECK tests the keys-major kernel (row-major-rows=0), prefix ROW
-// the defaults, where tiles of at most 16 static rows take the row-major
+// the defaults, where tiles of at most 32 static rows take the row-major
 // kernel.
 
 // Causal bottom_right, Lq = 64, Lk = 100: the tile of rows [i, i+16) sees
@@ -419,4 +420,20 @@ func.func @row_count_cases(%q: tensor<1x18x32xf32>, %qd: tensor<1x?x32xf32>, %k:
   %rd = attn.attention ins(%qd, %k, %k : tensor<1x?x32xf32>, tensor<1x64x32xf32>, tensor<1x64x32xf32>)
           outs(%od : tensor<1x?x32xf32>) scale = 0.25 -> tensor<1x?x32xf32>
   return %r, %rd : tensor<1x18x32xf32>, tensor<1x?x32xf32>
+}
+
+// -----
+
+// More than 16 rows keep their output blocks in registers in groups of at
+// most 16 rows (20 rows: two groups of 10), one product loop over the
+// block's keys per group, so that the accumulators do not spill.
+// GROUPS-LABEL: func @row_major_groups
+// GROUPS: scf.for {{.*}} -> ({{(vector<16xf32>, ){9}v}}ector<16xf32>)
+// GROUPS: scf.for {{.*}} -> ({{(vector<16xf32>, ){9}v}}ector<16xf32>)
+// GROUPS-NOT: -> ({{(vector<16xf32>, ){9}v}}ector<16xf32>)
+// GROUPS: return
+func.func @row_major_groups(%q: tensor<1x20x64xf32>, %k: tensor<1x128x64xf32>, %v: tensor<1x128x16xf32>, %o: tensor<1x20x16xf32>) -> tensor<1x20x16xf32> {
+  %r = attn.attention ins(%q, %k, %v : tensor<1x20x64xf32>, tensor<1x128x64xf32>, tensor<1x128x16xf32>)
+         outs(%o : tensor<1x20x16xf32>) scale = 0.125 -> tensor<1x20x16xf32>
+  return %r : tensor<1x20x16xf32>
 }

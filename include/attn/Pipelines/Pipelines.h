@@ -39,7 +39,7 @@ struct AttnCPUPipelineOptions
       llvm::cl::desc("Fused: tiles of at most this many query rows run their "
                      "vectors along the head dims (decoding; see --attn-tile)"
                      "; 0: never"),
-      llvm::cl::init(16)};
+      llvm::cl::init(32)};
   PassOptions::ListOption<int64_t> dynamicRowCases{
       *this, "dynamic-row-cases",
       llvm::cl::desc("Fused: run-time row counts (each at most "

@@ -327,9 +327,10 @@ def AttnTile : Pass<"attn-tile"> {
     dims instead, 16 f32 lanes, one row after another: the scores of 16
     keys are a `[16 keys, 16 lanes]` block of partial products summed over
     the chunks of Dqk, then a tree of shuffles sums each key's lanes; the
-    max and sum are horizontal; and a block of output columns of every row
-    (128 f32) stays in registers over the block's keys, with each V row
-    loaded once for all the rows.
+    max and sum are horizontal; and a block of output columns (128 f32)
+    of a group of at most 16 rows stays in registers over the block's keys,
+    with each V row loaded once per group (more rows would spill the
+    accumulators).
 
     A tile whose row count is known only at run time (a dynamic Lq, or
     the last tile of one) becomes an `scf.index_switch` on that count: each
@@ -360,7 +361,7 @@ def AttnTile : Pass<"attn-tile"> {
            "Query rows per tile">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"32",
            "Keys per block of the online-softmax loop">,
-    Option<"rowMajorRows", "row-major-rows", "int64_t", /*default=*/"16",
+    Option<"rowMajorRows", "row-major-rows", "int64_t", /*default=*/"32",
            "Tiles of at most this many query rows (a static number) run "
            "their vectors along the head dims (decoding); 0: never">,
     ListOption<"dynamicRowCases", "dynamic-row-cases", "int64_t",

@@ -12,9 +12,9 @@
 //     of q[d] k[j, d] over the head dim in chunks of 16, which a tree of
 //     shuffles then sums into one lane per key;
 //   softmax: on each row's [C] scores, with horizontal max and sum;
-//   output: a block of output columns of every row stays in registers over
-//     the block's keys; each V row is loaded once for all the rows, and each
-//     p[i, j] is one broadcast load.
+//   output: a block of output columns of a group of at most 16 rows stays
+//     in registers over the block's keys; each V row is loaded once per
+//     group, and each p[i, j] is one broadcast load.
 //
 // The tile's K and V blocks come from memory once; the rows re-read them
 // from the L1 cache.
@@ -45,6 +45,15 @@ namespace {
 constexpr int64_t kLanes = 16;
 /// f32 values per register block of the output (8 AVX-512 registers).
 constexpr int64_t kOutputBlock = 128;
+/// Most rows whose output block stays in registers at once: more tiles' rows
+/// than this (packed GQA rows) take turns, each group re-reading the V rows
+/// from L1, because 32 AVX-512 accumulators and V spill.
+constexpr int64_t kMaxGroupRows = 16;
+
+/// The row count of each group of `rows` rows.
+static int64_t getGroupRows(int64_t rows) {
+  return llvm::divideCeil(rows, llvm::divideCeil(rows, kMaxGroupRows));
+}
 
 /// Emits the online-softmax loop of one tile, R rows (names as in
 /// TileAttention.cpp: C keys per block, D = Dqk, E = Dv).
@@ -52,9 +61,9 @@ class RowMajorEmitter : cpu::TileEmitter {
 public:
   RowMajorEmitter(AttentionOp op, int64_t kvTile)
       : TileEmitter(op), R(op.getQuerySeqLen()), C(kvTile),
-        D(op.getQKHeadDim()), E(op.getVHeadDim()),
-        columns(std::clamp<int64_t>(kOutputBlock / R / kLanes, 1, 8) * kLanes) {
-  }
+        D(op.getQKHeadDim()), E(op.getVHeadDim()), groupRows(getGroupRows(R)),
+        columns(std::clamp<int64_t>(kOutputBlock / groupRows / kLanes, 1, 8) *
+                kLanes) {}
 
   Value emit(OpBuilder &b);
 
@@ -144,7 +153,9 @@ private:
   void emitLoop(OpBuilder &b, Value lb, Value ub, State &state, bool masked);
 
   int64_t R, C, D, E;
-  /// Output columns per register block: 128 f32 for all the rows.
+  /// Rows per group of the output's register blocks (at most 16).
+  int64_t groupRows;
+  /// Output columns per register block: 128 f32 for a group's rows.
   int64_t columns;
   Value q;         // scratch [R, D'] f32: q * scale * log2(e), 0-padded
   Value lk;        // index
@@ -315,37 +326,43 @@ RowMajorEmitter::State RowMajorEmitter::step(OpBuilder &b, Value j0,
   next.scratch = scratch;
 
   // acc[i, :] = acc[i, :] * alpha[i] + sum_j p[i, j] v[j0 + j, :], over the
-  // keys of the block that exist, a block of columns of all rows at a time.
+  // keys of the block that exist, a block of columns of a group of rows at
+  // a time.
   Value keysHere = cst(b, C);
   if (masked)
     keysHere = arith::MinSIOp::create(b, loc, keysHere,
                                       arith::SubIOp::create(b, loc, lk, j0));
   Value value = op.getValue();
-  next.acc = forEachBlock(
-      b, E, columns, state.acc,
-      [&](OpBuilder &nb, Value acc, Value e0, int64_t n, bool inBounds) {
-        SmallVector<Value> o;
-        for (int64_t i = 0; i < R; ++i)
-          o.push_back(arith::MulFOp::create(
-              nb, loc, readScratch(nb, acc, cst(nb, i), e0, n),
-              broadcast(nb, alpha[i], n)));
-        auto products = scf::ForOp::create(
-            nb, loc, zero, keysHere, cst(nb, 1), o,
-            [&](OpBuilder &lb, Location, Value j, ValueRange args) {
-              Value v = readRow(lb, value, add(lb, j0, j), e0, n, inBounds);
-              SmallVector<Value> sums;
-              for (int64_t i = 0; i < R; ++i) {
-                Value pij = tensor::ExtractOp::create(
-                    lb, loc, scratch, ValueRange{cst(lb, i), j});
-                sums.push_back(vector::FMAOp::create(
-                    lb, loc, broadcast(lb, pij, n), v, args[i]));
-              }
-              scf::YieldOp::create(lb, loc, sums);
-            });
-        for (int64_t i = 0; i < R; ++i)
-          acc = writeScratch(nb, products.getResult(i), acc, cst(nb, i), e0);
-        return acc;
-      });
+  next.acc = state.acc;
+  for (int64_t first = 0; first < R; first += groupRows) {
+    int64_t last = std::min(first + groupRows, R);
+    next.acc = forEachBlock(
+        b, E, columns, next.acc,
+        [&](OpBuilder &nb, Value acc, Value e0, int64_t n, bool inBounds) {
+          SmallVector<Value> o;
+          for (int64_t i = first; i < last; ++i)
+            o.push_back(arith::MulFOp::create(
+                nb, loc, readScratch(nb, acc, cst(nb, i), e0, n),
+                broadcast(nb, alpha[i], n)));
+          auto products = scf::ForOp::create(
+              nb, loc, zero, keysHere, cst(nb, 1), o,
+              [&](OpBuilder &lb, Location, Value j, ValueRange args) {
+                Value v = readRow(lb, value, add(lb, j0, j), e0, n, inBounds);
+                SmallVector<Value> sums;
+                for (int64_t i = first; i < last; ++i) {
+                  Value pij = tensor::ExtractOp::create(
+                      lb, loc, scratch, ValueRange{cst(lb, i), j});
+                  sums.push_back(vector::FMAOp::create(
+                      lb, loc, broadcast(lb, pij, n), v, args[i - first]));
+                }
+                scf::YieldOp::create(lb, loc, sums);
+              });
+          for (int64_t i = first; i < last; ++i)
+            acc = writeScratch(nb, products.getResult(i - first), acc,
+                               cst(nb, i), e0);
+          return acc;
+        });
+  }
   return next;
 }
 
