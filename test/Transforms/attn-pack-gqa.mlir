@@ -6,6 +6,9 @@
 // that kernel (and its run-time cases 1, 2, 4, 8) from the op's rows while
 // leaving at most 16 packed rows without it.
 // RUN: attn-opt %s --split-input-file --attn-pack-gqa="row-major-rows=16" --canonicalize | FileCheck %s --check-prefix=FEW
+// The same for 64-row tiles and at most 32 row-major rows (the CPU
+// pipeline's defaults): a static group of half a tile still packs.
+// RUN: attn-opt %s --split-input-file --attn-pack-gqa="row-major-rows=32 block-rows=64" --canonicalize | FileCheck %s --check-prefix=HALF
 // Without the tile test (block-rows=0) the long-query case packs too.
 // RUN: attn-opt %s --split-input-file --attn-pack-gqa=block-rows=0 | FileCheck %s --check-prefix=ANY
 
@@ -94,6 +97,38 @@ func.func @dynamic_rows(%q: tensor<8x?x64xf16>, %k: tensor<2x?x64xf16>,
   %r = attn.attention ins(%q, %k, %v : tensor<8x?x64xf16>, tensor<2x?x64xf16>, tensor<2x?x64xf16>)
                       outs(%o : tensor<8x?x64xf16>) scale = 0.125 -> tensor<8x?x64xf16>
   return %r : tensor<8x?x64xf16>
+}
+
+// -----
+
+// Rows known only at run time, 32 query heads on one key/value head: 32
+// packed rows of one query are no run-time case of the row-major kernel,
+// but a group of half the 64-row tile packs where the tile test says so
+// (the keys-major tile cost about as much as 32 one-row ops). A group of
+// 16 is also tested for the row-major kernel it would take away.
+// HALF-LABEL: func.func @dynamic_rows_half_tile_group
+// HALF: %[[FILLS:.*]] = arith.cmpi ult
+// HALF-NOT: arith.cmpi ule
+// HALF: scf.if %[[FILLS]]
+// HALF-LABEL: func.func @dynamic_rows_smaller_group
+// HALF: %[[FILLS:.*]] = arith.cmpi ult
+// HALF: %[[NOTMANY:.*]] = arith.cmpi ule, %{{.*}}, %c32
+// HALF: %[[PACKEDLOSES:.*]] = arith.andi %{{.*}}, %[[NOTMANY]]
+// HALF: %[[LOSES:.*]] = arith.andi %{{.*}}, %[[PACKEDLOSES]]
+// HALF: %[[KEEPS:.*]] = arith.xori %[[LOSES]], %true
+// HALF: %[[PACK:.*]] = arith.andi %[[FILLS]], %[[KEEPS]]
+// HALF: scf.if %[[PACK]]
+func.func @dynamic_rows_half_tile_group(%q: tensor<32x?x64xf32>, %k: tensor<1x?x64xf32>,
+    %v: tensor<1x?x64xf32>, %o: tensor<32x?x64xf32>) -> tensor<32x?x64xf32> {
+  %r = attn.attention ins(%q, %k, %v : tensor<32x?x64xf32>, tensor<1x?x64xf32>, tensor<1x?x64xf32>)
+                      outs(%o : tensor<32x?x64xf32>) scale = 0.125 -> tensor<32x?x64xf32>
+  return %r : tensor<32x?x64xf32>
+}
+func.func @dynamic_rows_smaller_group(%q: tensor<16x?x64xf32>, %k: tensor<1x?x64xf32>,
+    %v: tensor<1x?x64xf32>, %o: tensor<16x?x64xf32>) -> tensor<16x?x64xf32> {
+  %r = attn.attention ins(%q, %k, %v : tensor<16x?x64xf32>, tensor<1x?x64xf32>, tensor<1x?x64xf32>)
+                      outs(%o : tensor<16x?x64xf32>) scale = 0.125 -> tensor<16x?x64xf32>
+  return %r : tensor<16x?x64xf32>
 }
 
 // -----
@@ -267,7 +302,8 @@ func.func @strided(%q: memref<8x2x64xf16, strided<[256, 64, 1]>>, %k: memref<2x9
 // ANY: attn.attention {{.*}} causal = bottom_right -> tensor<2x?x1x64xf16>
 // With the kernel for few rows, one static query row has it, and g packed
 // rows have it where g is a case: the tile test is and-ed with "not (g is
-// not a case and g <= 16)".
+// not a case and g <= 16 and 2g < 128)" (a group of half the 128-row tile
+// still packs).
 // FEW-LABEL: func.func @dynamic_heads
 // FEW: %[[G:.*]] = arith.divui
 // FEW: %[[FILLS:.*]] = arith.cmpi ult
@@ -280,7 +316,10 @@ func.func @strided(%q: memref<8x2x64xf16, strided<[256, 64, 1]>>, %k: memref<2x9
 // FEW: %[[CASE:.*]] = arith.ori %[[OR4]], %[[IS8]]
 // FEW: %[[NOTCASE:.*]] = arith.xori %[[CASE]], %true
 // FEW: %[[FEWROWS:.*]] = arith.cmpi ule, %[[G]], %c16
-// FEW: %[[LOSES:.*]] = arith.andi %[[NOTCASE]], %[[FEWROWS]]
+// FEW: %[[FEWLOSES:.*]] = arith.andi %[[NOTCASE]], %[[FEWROWS]]
+// FEW: %[[TWOG:.*]] = arith.muli %[[G]], %c2
+// FEW: %[[SMALLG:.*]] = arith.cmpi ult, %[[TWOG]], %c128
+// FEW: %[[LOSES:.*]] = arith.andi %[[FEWLOSES]], %[[SMALLG]]
 // FEW: %[[KEEPS:.*]] = arith.xori %[[LOSES]], %true
 // FEW: %[[PACK:.*]] = arith.andi %[[FILLS]], %[[KEEPS]]
 // FEW: scf.if %[[PACK]]

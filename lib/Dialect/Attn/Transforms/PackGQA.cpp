@@ -172,9 +172,11 @@ static Value emitPackingFillsTiles(OpBuilder &b, Location loc, Value lq,
 /// run-time count in `rowCases`) from rows that have it and leave the
 /// packed rows, still at most `rowMajorRows`, on the kernel for many rows,
 /// mostly idle: packed decoding rows of a group not in the cases measured
-/// 0.24x and 0.28x (docs/performance.md). Null where that is known here to
-/// be false. Packed rows past `rowMajorRows` are left to the tile test:
-/// g = 32 of one query packed was 1.15x faster than 32 single rows.
+/// 0.24x to 0.41x (docs/performance.md). Null where that is known here to
+/// be false. A group of at least half the kernel's `blockRows` lanes still
+/// packs: the keys-major tile cost about as much as that many row-major
+/// ops of one row (g = 32 packed 1.46x faster, g = 16 0.64x as fast).
+/// Packed rows past `rowMajorRows` are left to the tile test.
 static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
                                      Value lq, OpFoldResult group,
                                      int64_t blockRows, int64_t rowMajorRows,
@@ -182,6 +184,9 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
   int64_t staticLq = op.getQuerySeqLen();
   bool dynamicLq = ShapedType::isDynamic(staticLq);
   if (rowMajorRows <= 0 || (!dynamicLq && staticLq > rowMajorRows))
+    return Value();
+  std::optional<int64_t> staticGroup = getConstantIntValue(group);
+  if (staticGroup && blockRows > 0 && 2 * *staticGroup >= blockRows)
     return Value();
   SmallVector<int64_t> cases = getRowMajorRowCases(
       rowCases, rowMajorRows, blockRows > 0 ? blockRows : rowMajorRows);
@@ -205,6 +210,13 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
   Value fewPacked = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                           packedRows, constant(rowMajorRows));
   Value loses = arith::AndIOp::create(b, loc, packedLacksIt, fewPacked);
+  if (!staticGroup && blockRows > 0)
+    loses = arith::AndIOp::create(
+        b, loc, loses,
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult,
+            arith::MulIOp::create(b, loc, constant(2), cast<Value>(group)),
+            constant(blockRows)));
   // Static rows up to rowMajorRows have the kernel; run-time ones if a case.
   if (dynamicLq)
     loses = arith::AndIOp::create(b, loc, isCase(lq), loses);
