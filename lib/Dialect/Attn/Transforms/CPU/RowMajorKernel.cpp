@@ -45,12 +45,14 @@ namespace {
 constexpr int64_t kLanes = 16;
 /// f32 values per register block of the output (8 AVX-512 registers).
 constexpr int64_t kOutputBlock = 128;
-/// Most rows whose output block stays in registers at once: more tiles' rows
-/// than this (packed GQA rows) take turns, each group re-reading the V rows
-/// from L1, because 32 AVX-512 accumulators and V spill.
+/// Most rows whose output blocks stay in registers at once. A tile with
+/// more rows (packed GQA rows) takes them in equal groups, each re-reading
+/// the block's V rows from L1: 32 rows' accumulators and V would spill the
+/// 32 AVX-512 registers.
 constexpr int64_t kMaxGroupRows = 16;
 
-/// The row count of each group of `rows` rows.
+/// The rows per group when a tile's `rows` rows are split into the fewest
+/// groups of at most kMaxGroupRows, as equal as possible.
 static int64_t getGroupRows(int64_t rows) {
   return llvm::divideCeil(rows, llvm::divideCeil(rows, kMaxGroupRows));
 }
