@@ -62,6 +62,23 @@ TOLERANCES = {"f32": (1e-4, 1e-4), "f16": (2e-3, 2e-3), "bf16": (1.6e-2, 1.6e-2)
 
 TOOL_TIMEOUT_S = 600
 
+# mlir-runner JIT-compiles each program once, at LLVM's default code
+# generation level, and its compile is most of a check's time: the GPU
+# emulation's 128-lane vectors make basic blocks that the greedy register
+# allocator and the two instruction schedulers take seconds over. These
+# options choose the fast register allocator and skip both schedulers; they
+# reorder and reassign registers only, so every program computes the same
+# bits (docs/reliability.md has the measurement).
+RUNNER_CODEGEN_OPTIONS = ["-regalloc=fast", "-enable-misched=false",
+                          "-post-RA-scheduler=false"]
+
+
+def runner_command(mlir_runner: str, shared_libs: str,
+                   *inputs: str) -> list[str]:
+    """mlir-runner running @main of ``inputs`` (stdin when none)."""
+    return [mlir_runner, *inputs, "-e", "main", "-entry-point-result=void",
+            f"-shared-libs={shared_libs}", *RUNNER_CODEGEN_OPTIONS]
+
 
 class ToolError(Exception):
     """A tool (attn-opt or mlir-runner) failed."""
@@ -717,8 +734,8 @@ def lower_and_run(attn_opt: str, passes: list[str], program: str,
     @main with mlir-runner; returns the lowered module and what it printed.
     Raises ToolError on failure."""
     lowered = run_tool([attn_opt, "-", *passes], stdin=program)
-    printed = run_tool([mlir_runner, "-e", "main", "-entry-point-result=void",
-                        f"-shared-libs={shared_libs}"], stdin=lowered)
+    printed = run_tool(runner_command(mlir_runner, shared_libs),
+                       stdin=lowered)
     return lowered, printed
 
 
@@ -861,9 +878,8 @@ def run(args: argparse.Namespace) -> int:
             f.write(program)
         run_tool([args.attn_opt, *shlex.split(args.pipeline), src,
                   "-o", lowered])
-        printed = run_tool([args.mlir_runner, lowered, "-e", "main",
-                            "-entry-point-result=void",
-                            f"-shared-libs={args.shared_libs}"])
+        printed = run_tool(runner_command(args.mlir_runner, args.shared_libs,
+                                          lowered))
         if args.keep:
             with open(os.path.join(work, "output.txt"), "w") as f:
                 f.write(printed)

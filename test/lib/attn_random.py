@@ -663,9 +663,8 @@ def check_graph(g: dict, tools: Tools, pipeline: str) -> Outcome:
 
 def run_main(tools: Tools, program: str) -> str:
     """What @main of the lowered `program` prints."""
-    return run_tool([tools.mlir_runner, "-e", "main",
-                     "-entry-point-result=void",
-                     f"-shared-libs={tools.shared_libs}"], program)
+    return run_tool(attn_check.runner_command(tools.mlir_runner,
+                                              tools.shared_libs), program)
 
 
 def compare_printed(printed: str, expected: np.ndarray, hidden: np.ndarray,

@@ -22,11 +22,15 @@ Run with ``/usr/bin/python3`` (Debian's numpy).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attn_check import runner_command  # noqa: E402
 
 NUMBER = re.compile(r"-?(?:nan|inf|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)",
                     re.IGNORECASE)
@@ -77,9 +81,7 @@ def main() -> int:
         return run([opt, "--attn-cpu-pipeline"], ir)
 
     def execute(llvm_ir: str) -> list[np.ndarray]:
-        out = run([args.mlir_runner, "-e", "main",
-                   "-entry-point-result=void",
-                   f"-shared-libs={args.shared_libs}"], llvm_ir)
+        out = run(runner_command(args.mlir_runner, args.shared_libs), llvm_ir)
         return printed_values(out)
 
     source = open(args.input).read()
