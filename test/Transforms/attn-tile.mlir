@@ -52,13 +52,20 @@
 // keys-major, sT[32 keys, 16 rows]: four register blocks of 8 keys x 16
 // rows, each a sum of outer products over Dqk.
 // CHECK: %[[A:.*]]:4 = scf.for %[[J:.*]] = %[[C0]] to %[[FULLEND]] step %[[C32]] iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[OT0]], %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>, tensor<16x16xf32>, tensor<32x16xf32>)
+// A column of the block's 8 keys is 8 scalar loads (their rows computed
+// once, outside the loop over Dqk).
+// CHECK:   %[[J1:.*]] = arith.addi %[[J]], %[[C1]] : index
 // CHECK:   %[[S0:.*]] = scf.for %[[DD:.*]] = %[[C0]] to %[[C32]] step %[[C1]] iter_args(%{{.*}}) -> (vector<8x16xf32>)
-// CHECK:     vector.transfer_read {{.*}}[%[[C0]], %[[J]], %[[DD]]]{{.*}} {in_bounds = [true], permutation_map = #[[$KCOL]]} : tensor<1x100x32xf16>, vector<8xf16>
-// CHECK:     vector.transfer_read %[[QT]][%[[DD]], %[[C0]]]
-// CHECK:     vector.outerproduct {{.*}} : vector<8xf32>, vector<16xf32>
+// CHECK:     %[[K0:.*]] = tensor.extract %[[KEY:.*]][%[[C0]], %[[J]], %[[DD]]] : tensor<1x100x32xf16>
+// CHECK:     %[[K1:.*]] = tensor.extract %[[KEY]][%[[C0]], %[[J1]], %[[DD]]] : tensor<1x100x32xf16>
+// CHECK:     %[[KCOL:.*]] = vector.from_elements %[[K0]], %[[K1]], {{.*}} : vector<8xf16>
+// CHECK:     %[[KF:.*]] = arith.extf %[[KCOL]] : vector<8xf16> to vector<8xf32>
+// CHECK:     %[[QCOL:.*]] = vector.transfer_read %[[QT]][%[[DD]], %[[C0]]]
+// CHECK:     vector.outerproduct %[[KF]], %[[QCOL]], %{{.*}} {kind = #vector.kind<add>} : vector<8xf32>, vector<16xf32>
 // CHECK:   vector.insert_strided_slice %[[S0]], %{{.*}} {offsets = [0, 0], strides = [1, 1]} : vector<8x16xf32> into vector<32x16xf32>
 // CHECK:   %[[J8:.*]] = arith.addi %[[J]], %[[C8]] : index
-// CHECK:   vector.transfer_read {{.*}}[%[[C0]], %[[J8]], %{{.*}}]{{.*}} : tensor<1x100x32xf16>, vector<8xf16>
+// CHECK:   scf.for
+// CHECK:     tensor.extract %[[KEY]][%[[C0]], %[[J8]], %{{.*}}] : tensor<1x100x32xf16>
 // CHECK:   vector.insert_strided_slice {{.*}} {offsets = [8, 0], strides = [1, 1]}
 // CHECK:   vector.insert_strided_slice {{.*}} {offsets = [16, 0], strides = [1, 1]}
 // CHECK:   %[[S:.*]] = vector.insert_strided_slice {{.*}} {offsets = [24, 0], strides = [1, 1]}
@@ -81,7 +88,10 @@
 // Blocks that cross the diagonal or the end of the keys: masked, and the
 // p.v loop stops at the last key.
 // CHECK: %[[M:.*]]:4 = scf.for %[[J2:.*]] = %[[FULLEND]] to %[[KVEND]] step %[[C32]] iter_args(%{{.*}} = %[[A]]#0, %{{.*}} = %[[A]]#1, %{{.*}} = %[[A]]#2, %{{.*}} = %[[A]]#3)
-// CHECK:   vector.transfer_read {{.*}} {permutation_map = #[[$KCOL]]} : tensor<1x100x32xf16>, vector<8xf16>
+// Keys past the end read the last one (their scores are -inf below).
+// CHECK:   %[[K99:.*]] = arith.minsi %[[J2]], %[[C99:.*]] : index
+// CHECK:   scf.for
+// CHECK:     tensor.extract %{{.*}}[%[[C0]], %[[K99]], %{{.*}}] : tensor<1x100x32xf16>
 // CHECK:   arith.cmpi slt
 // CHECK:   arith.cmpi sle
 // CHECK:   arith.select
@@ -124,7 +134,8 @@ func.func @causal_block_skipping(%q: tensor<2x64x32xf16>, %k: tensor<2x100x32xf1
 // CHECK: vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : tensor<1x?x64xf32>, vector<16xf32>
 // CHECK: %[[FULL:.*]]:4 = scf.for %{{.*}} = %c0 to %c96 step %c32
 // The tail block: a single iteration, inlined by the canonicalizer.
-// CHECK: vector.transfer_read {{.*}}[%c0, %c96, %{{.*}}], {{.*}} {permutation_map = #{{.*}}} : tensor<1x100x64xf32>, vector<8xf32>
+// CHECK: tensor.extract {{.*}}[%c0, %c96, %{{.*}}] : tensor<1x100x64xf32>
+// CHECK: tensor.extract {{.*}}[%c0, %c99, %{{.*}}] : tensor<1x100x64xf32>
 // CHECK: arith.cmpi slt
 // CHECK: arith.maximumf %[[FULL]]#0
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1

@@ -221,19 +221,37 @@ private:
 Value OnlineSoftmaxEmitter::scoresT(OpBuilder &b, Value j0, bool masked) {
   Value key = op.getKey();
   Type kElt = cast<ShapedType>(key.getType()).getElementType();
-  AffineMap keyColumn = pick(b, {seqDim(b)});
   Value s = splat(b, vec(b, {C, R}), 0.0);
   for (int64_t c0 = 0; c0 < C; c0 += kBlock) {
     int64_t n = std::min(kBlock, C - c0);
     Value first = arith::AddIOp::create(b, loc, j0, cst(b, c0));
+    // The block's K rows, read a column at a time as n scalar loads: a
+    // strided transfer_read is lowered to a loop that inserts one lane at a
+    // time, which only LLVM's optimizer would unroll (1.8x slower without
+    // it). Past the end of the keys (masked blocks only; j0 < Lk there) the
+    // last key is read instead: its scores are -inf below.
+    SmallVector<Value> keyRows;
+    Value lastKey =
+        masked ? arith::SubIOp::create(b, loc, lk, cst(b, 1)) : Value();
+    for (int64_t c = 0; c < n; ++c) {
+      Value row =
+          c == 0 ? first
+                 : arith::AddIOp::create(b, loc, first, cst(b, c)).getResult();
+      if (masked)
+        row = arith::MinSIOp::create(b, loc, row, lastKey);
+      keyRows.push_back(row);
+    }
     auto products = scf::ForOp::create(
         b, loc, cst(b, 0), cst(b, D), cst(b, 1),
         ValueRange{splat(b, vec(b, {n, R}), 0.0)},
         [&](OpBuilder &nb, Location, Value d, ValueRange args) {
-          Value k = toF32(nb, vector::TransferReadOp::create(
-                                  nb, loc, vec(nb, {n}, kElt), key,
-                                  indices(nb, first, d), padding(nb, key),
-                                  keyColumn, ArrayRef<bool>{!masked}));
+          SmallVector<Value> elements;
+          for (Value row : keyRows)
+            elements.push_back(
+                tensor::ExtractOp::create(nb, loc, key, indices(nb, row, d)));
+          Value k = vector::FromElementsOp::create(nb, loc, vec(nb, {n}, kElt),
+                                                   elements);
+          k = toF32(nb, k);
           Value q = readScratch(nb, qT, ValueRange{d, cst(nb, 0)}, {R});
           Value sum = vector::OuterProductOp::create(nb, loc, vec(nb, {n, R}),
                                                      k, q, args[0]);
