@@ -29,7 +29,8 @@ import tempfile
 
 import numpy as np
 
-from mlir_bench import lower_and_run, mlir_fill, timing_module
+from mlir_bench import (add_opt_level_argument, lower_and_run, mlir_fill,
+                        timing_module)
 
 
 def mlir_program(L, D, causal, reps):
@@ -42,12 +43,13 @@ def mlir_program(L, D, causal, reps):
                          reps)
 
 
-def run_mlir(opt, pipeline, L, D, causal, reps, workdir):
+def run_mlir(opt, pipeline, L, D, causal, reps, workdir, opt_level):
     src = os.path.join(workdir, f"attn-{L}-{D}-{int(causal)}.mlir")
     with open(src, "w") as f:
         f.write(mlir_program(L, D, causal, reps))
     proc = lower_and_run(opt, pipeline, src,
-                         ("/usr/bin/time", "-f", "MAXRSS %M"))
+                         ("/usr/bin/time", "-f", "MAXRSS %M"),
+                         opt_level=opt_level)
     lines = proc.stdout.split()
     times = [float(x) for x in lines[:reps]]
     rss_kb = int(re.search(r"MAXRSS (\d+)", proc.stderr).group(1))
@@ -99,6 +101,7 @@ def main():
     ap.add_argument("--fused-options", default="",
                     help="options of the fused --attn-cpu-pipeline, e.g. "
                     "'q-tile=16 approximate-exp2=false'")
+    add_opt_level_argument(ap)
     args = ap.parse_args()
 
     opt = os.path.join(args.build, "bin", "attn-opt")
@@ -124,7 +127,7 @@ def main():
                             row[name] = row[name + "_mb"] = float("nan")
                             continue
                         times, mb = run_mlir(tool, pipeline, L, D, causal,
-                                             args.reps, work)
+                                             args.reps, work, args.opt_level)
                         row[name], row[name + "_mb"] = statistics.median(times), mb
                     times, mb = run_numpy(L, D, causal, args.reps)
                     row["numpy"], row["numpy_mb"] = statistics.median(times), mb

@@ -42,7 +42,8 @@ import time
 
 import numpy as np
 
-from mlir_bench import lower_and_run, mlir_fill, numpy_fill, timing_module
+from mlir_bench import (add_opt_level_argument, lower_and_run, mlir_fill,
+                        numpy_fill, timing_module)
 
 
 def mlir_program(b, hq, hkv, lq, lk, d, reps, causal, dynamic_dims):
@@ -55,11 +56,12 @@ def mlir_program(b, hq, hkv, lq, lk, d, reps, causal, dynamic_dims):
     return timing_module(tq, tk, attrs, fills, reps, dynamic_dims)
 
 
-def run_mlir(opt, pipeline, shape, reps, causal, dynamic_dims, work, tag):
+def run_mlir(opt, pipeline, shape, reps, causal, dynamic_dims, work, tag,
+             opt_level):
     src = os.path.join(work, f"gqa-{tag}.mlir")
     with open(src, "w") as f:
         f.write(mlir_program(*shape, reps, causal, dynamic_dims))
-    out = lower_and_run(opt, pipeline, src).stdout.split()
+    out = lower_and_run(opt, pipeline, src, opt_level=opt_level).stdout.split()
     return [float(x) for x in out[:reps]], float(out[reps])
 
 
@@ -116,6 +118,7 @@ def main():
     ap.add_argument("--baseline-options", metavar="OPTIONS",
                     help="the same with these pipeline options instead of "
                     "--fused-options (e.g. 'row-major-rows=0')")
+    add_opt_level_argument(ap)
     args = ap.parse_args()
     opt = os.path.join(args.build, "bin", "attn-opt")
     baseline = args.baseline is not None or args.baseline_options is not None
@@ -149,7 +152,8 @@ def main():
             for name, tool, options in configs:
                 times, total = run_mlir(tool, options, shape, args.reps,
                                         args.causal, args.dynamic_dims, work,
-                                        f"{item.replace(',', '-')}-{name}")
+                                        f"{item.replace(',', '-')}-{name}",
+                                        args.opt_level)
                 # The sum of the outputs (each a convex combination of v).
                 if abs(total - ref.sum()) > 2e-5 * ref.size:
                     print(f"{name} {shape}: output sum {total} != float64 "

@@ -56,17 +56,35 @@ def numpy_fill(shape, m):
 OPENMP_LIB = f"{LLVM}/lib/libomp.so"
 
 
-def lower_and_run(opt, pipeline, src, extra_cmd=(), libs=(), env=None):
+# LLVM's optimization level for the JIT. mlir-runner's own default runs no
+# LLVM IR optimization (the same as -O0), which no compiled program ships
+# with: the Python package's engine uses 2, as does an AOT build with
+# clang or llc -O2. Tables before 2026-12-07 used the runner's default.
+DEFAULT_OPT_LEVEL = 2
+
+
+def add_opt_level_argument(parser):
+    """The benchmarks' --opt-level option."""
+    parser.add_argument("--opt-level", type=int, choices=(0, 1, 2, 3),
+                        default=DEFAULT_OPT_LEVEL,
+                        help="LLVM optimization level of the JIT "
+                        f"(mlir-runner -O<n>; default {DEFAULT_OPT_LEVEL}; "
+                        "0 is mlir-runner's own default)")
+
+
+def lower_and_run(opt, pipeline, src, extra_cmd=(), libs=(), env=None,
+                  opt_level=DEFAULT_OPT_LEVEL):
     """Lowers `src` with attn-opt `pipeline` and runs its @main with
-    mlir-runner (after `extra_cmd`, e.g. /usr/bin/time; with the shared
-    libraries `libs` too, and environment `env`); returns the completed
-    process."""
+    mlir-runner -O`opt_level` (after `extra_cmd`, e.g. /usr/bin/time; with
+    the shared libraries `libs` too, and environment `env`); returns the
+    completed process."""
     low = src + ".ll.mlir"
     subprocess.run([opt, pipeline, src, "-o", low], check=True)
     shared = ",".join((RUNNER_LIBS, *libs))
     return subprocess.run(
         [*extra_cmd, f"{LLVM}/bin/mlir-runner", low, "-e", "main",
-         "-entry-point-result=void", f"-shared-libs={shared}"],
+         "-entry-point-result=void", f"-O{opt_level}",
+         f"-shared-libs={shared}"],
         check=True, capture_output=True, text=True, env=env)
 
 

@@ -25,7 +25,8 @@ import tempfile
 
 import numpy as np
 
-from mlir_bench import OPENMP_LIB, lower_and_run, mlir_fill, timing_module
+from mlir_bench import (OPENMP_LIB, add_opt_level_argument, lower_and_run,
+                        mlir_fill, timing_module)
 
 
 def mlir_program(h, L, D, causal, reps):
@@ -45,6 +46,7 @@ def main():
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--options", default="",
                     help="more --attn-cpu-pipeline options, e.g. q-tile=32")
+    add_opt_level_argument(ap)
     args = ap.parse_args()
 
     opt = os.path.join(args.build, "bin", "attn-opt")
@@ -72,7 +74,8 @@ def main():
                         ms, sums = {}, []
                         for name, options, libs, env in configs:
                             out = lower_and_run(opt, f"--attn-cpu-pipeline={options}",
-                                                src, libs=libs, env=env).stdout.split()
+                                                src, libs=libs, env=env,
+                                                opt_level=args.opt_level).stdout.split()
                             ms[name] = 1e3 * statistics.median(
                                 float(x) for x in out[:args.reps])
                             sums.append(float(out[args.reps]))
