@@ -3,6 +3,8 @@
 # does nothing when every package is already installed.
 #   --bench   also what the benchmarks need (matplotlib for the plots)
 # libclang-rt-22-dev: the ASan/UBSan runtimes and libFuzzer (make check-asan).
+# util-linux (essential, listed for prlimit): the checks raise mlir-runner's
+# stack with it (test/lib/attn_check.py).
 set -euo pipefail
 
 PACKAGES=(
@@ -11,6 +13,7 @@ PACKAGES=(
   python3 python3-numpy python3-pytest python3-pyflakes
   libomp-22-dev
   libclang-rt-22-dev
+  util-linux
 )
 if [ "${1:-}" = "--bench" ]; then
   PACKAGES+=(python3-matplotlib time)

@@ -28,6 +28,7 @@ import argparse
 import math
 import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -72,11 +73,28 @@ TOOL_TIMEOUT_S = 600
 RUNNER_CODEGEN_OPTIONS = ["-regalloc=fast", "-enable-misched=false",
                           "-post-RA-scheduler=false"]
 
+# The fast allocator gives values stack slots of their own, and an emulated
+# kernel's frame holds hundreds of 128-lane vectors: some (f32, 112 or 128
+# keys per block) need more than the usual 8 MiB main-thread stack and
+# crashed mlir-runner with SIGSEGV. Its stack is raised to this (a soft
+# limit, within the hard one; unused pages cost nothing).
+RUNNER_STACK_BYTES = 1 << 30
+
+
+def runner_stack_limit() -> int:
+    """RUNNER_STACK_BYTES, or the hard stack limit where that is lower."""
+    hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+    if hard == resource.RLIM_INFINITY:
+        return RUNNER_STACK_BYTES
+    return min(RUNNER_STACK_BYTES, hard)
+
 
 def runner_command(mlir_runner: str, shared_libs: str,
                    *inputs: str) -> list[str]:
-    """mlir-runner running @main of ``inputs`` (stdin when none)."""
-    return [mlir_runner, *inputs, "-e", "main", "-entry-point-result=void",
+    """mlir-runner running @main of ``inputs`` (stdin when none), under
+    prlimit (util-linux) for its stack."""
+    return ["prlimit", f"--stack={runner_stack_limit()}:", "--",
+            mlir_runner, *inputs, "-e", "main", "-entry-point-result=void",
             f"-shared-libs={shared_libs}", *RUNNER_CODEGEN_OPTIONS]
 
 
