@@ -172,6 +172,37 @@ func.func @mask_and_bias(%q: tensor<2x4x8x16xbf16>, %k: tensor<2x4x48x16xbf16>, 
 
 // -----
 
+// A full bias ([Lq, Lk] per batch), 16-row tiles: each 16 x 16 block of the
+// keys-major scores reads 16 rows of the bias along the keys (no
+// permutation map) and transposes them with four rounds of shuffles.
+
+// CHECK-LABEL: func @full_bias
+// The one full key block (its loop inlined): keys 0 to 15 of 16 rows.
+// CHECK: %[[ROWS:.*]] = vector.transfer_read %[[BIAS:.*]][%c0, %c0, %c0], %{{.*}} {in_bounds = [false, true]} : tensor<1x?x50xf32>, vector<16x16xf32>
+// CHECK: %[[R0:.*]] = vector.extract %[[ROWS]][0] : vector<16xf32> from vector<16x16xf32>
+// CHECK: %[[R8:.*]] = vector.extract %[[ROWS]][8] : vector<16xf32> from vector<16x16xf32>
+// CHECK: vector.shuffle %[[R0]], %[[R8]] [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+// CHECK: vector.shuffle %[[R0]], %[[R8]] [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31]
+// CHECK: vector.shuffle {{.*}} [0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27]
+// CHECK: vector.shuffle {{.*}} [0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29]
+// CHECK: %[[T0:.*]] = vector.shuffle {{.*}} [0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30]
+// CHECK: %[[T1:.*]] = vector.shuffle {{.*}} [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31]
+// CHECK: %[[S0:.*]] = vector.insert_strided_slice %[[T0]], %{{.*}} {offsets = [0, 0], strides = [1]} : vector<16xf32> into vector<32x16xf32>
+// CHECK: vector.insert_strided_slice %[[T1]], %[[S0]] {offsets = [1, 0], strides = [1]} : vector<16xf32> into vector<32x16xf32>
+// CHECK: vector.transfer_read %[[BIAS]][%c0, %c0, %c16], %{{.*}} {in_bounds = [false, true]} : tensor<1x?x50xf32>, vector<16x16xf32>
+// CHECK: vector.insert_strided_slice {{.*}} {offsets = [31, 0], strides = [1]} : vector<16xf32> into vector<32x16xf32>
+// The tail block: keys past 50 read as 0 (then hidden).
+// CHECK: vector.transfer_read %[[BIAS]][%c0, %c0, %c32], %{{.*}} {in_bounds = [false, true]} : tensor<1x?x50xf32>, vector<16x16xf32>
+// CHECK: vector.transfer_read %[[BIAS]][%c0, %c0, %c48], %{{.*}} : tensor<1x?x50xf32>, vector<16x16xf32>
+func.func @full_bias(%q: tensor<2x40x32xf32>, %k: tensor<2x50x32xf32>, %b: tensor<2x40x50xf32>,
+                     %o: tensor<2x40x32xf32>) -> tensor<2x40x32xf32> {
+  %r = attn.attention ins(%q, %k, %k : tensor<2x40x32xf32>, tensor<2x50x32xf32>, tensor<2x50x32xf32>)
+         bias(%b : tensor<2x40x50xf32>) outs(%o : tensor<2x40x32xf32>) scale = 0.25 -> tensor<2x40x32xf32>
+  return %r : tensor<2x40x32xf32>
+}
+
+// -----
+
 // An op on memrefs is tiled as the same op on tensor views of its buffers,
 // one view per buffer (q is also k and v here); the result is materialized
 // in the init buffer. Dynamic head dims are left for --attn-decompose.
