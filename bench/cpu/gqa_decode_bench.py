@@ -26,6 +26,9 @@ which is checked against numpy's float64 attention on the same inputs (a
 guard that both configurations compute the same thing, not the project's
 test: test/Integration has those).
 
+With --bias the op also takes a full f32 bias [B, Hq, Lq, Lk] (a
+relative-position bias or an expanded padding mask).
+
 --baseline ATTN_OPT (another build) and --baseline-options OPTIONS (other
 pipeline options, e.g. row-major-rows=0) time both configurations again
 in the same run and add the ratios.
@@ -46,26 +49,32 @@ from mlir_bench import (add_opt_level_argument, lower_and_run, mlir_fill,
                         numpy_fill, timing_module)
 
 
-def mlir_program(b, hq, hkv, lq, lk, d, reps, causal, dynamic_dims):
+# The fill multiplier of the bias (q, k, v: 7, 5, 3).
+BIAS_FILL = 11
+
+
+def mlir_program(b, hq, hkv, lq, lk, d, reps, causal, dynamic_dims, bias):
     tq = f"tensor<{b}x{hq}x{lq}x{d}xf32>"
     tk = f"tensor<{b}x{hkv}x{lk}x{d}xf32>"
+    tb = f"tensor<{b}x{hq}x{lq}x{lk}xf32>" if bias else None
     scale = 1.0 / np.sqrt(d)
     fills = (mlir_fill("q", 7, tq) + mlir_fill("k", 5, tk)
-             + mlir_fill("v", 3, tk))
+             + mlir_fill("v", 3, tk)
+             + (mlir_fill("bias", BIAS_FILL, tb) if bias else ""))
     attrs = f"scale = {scale:.9e}" + (f" causal = {causal}" if causal else "")
-    return timing_module(tq, tk, attrs, fills, reps, dynamic_dims)
+    return timing_module(tq, tk, attrs, fills, reps, dynamic_dims, tb)
 
 
-def run_mlir(opt, pipeline, shape, reps, causal, dynamic_dims, work, tag,
-             opt_level):
+def run_mlir(opt, pipeline, shape, reps, causal, dynamic_dims, bias, work,
+             tag, opt_level):
     src = os.path.join(work, f"gqa-{tag}.mlir")
     with open(src, "w") as f:
-        f.write(mlir_program(*shape, reps, causal, dynamic_dims))
+        f.write(mlir_program(*shape, reps, causal, dynamic_dims, bias))
     out = lower_and_run(opt, pipeline, src, opt_level=opt_level).stdout.split()
     return [float(x) for x in out[:reps]], float(out[reps])
 
 
-def reference(b, hq, hkv, lq, lk, d, causal):
+def reference(b, hq, hkv, lq, lk, d, causal, bias):
     """float64 attention on the benchmark's inputs, and numpy's float32
     time for one call (unfused, K/V broadcast to the query heads)."""
     q = numpy_fill((b, hq, lq, d), 7)
@@ -74,11 +83,12 @@ def reference(b, hq, hkv, lq, lk, d, causal):
     g = hq // hkv
     i, j = np.arange(lq)[:, None], np.arange(lk)[None, :]
     shift = {None: None, "top_left": 0, "bottom_right": lk - lq}[causal]
+    bias_values = numpy_fill((b, hq, lq, lk), BIAS_FILL) if bias else 0.0
 
     def attend(q, k, v):
         kk = np.repeat(k, g, axis=1)
         vv = np.repeat(v, g, axis=1)
-        s = q @ kk.transpose(0, 1, 3, 2) * (1.0 / np.sqrt(d))
+        s = q @ kk.transpose(0, 1, 3, 2) * (1.0 / np.sqrt(d)) + bias_values
         if shift is not None:
             s = np.where(j <= i + shift, s, -np.inf)
         s = s - s.max(axis=-1, keepdims=True)
@@ -118,8 +128,13 @@ def main():
     ap.add_argument("--baseline-options", metavar="OPTIONS",
                     help="the same with these pipeline options instead of "
                     "--fused-options (e.g. 'row-major-rows=0')")
+    ap.add_argument("--bias", action="store_true",
+                    help="the op also takes a full f32 bias [B, Hq, Lq, Lk] "
+                    "(static shapes only)")
     add_opt_level_argument(ap)
     args = ap.parse_args()
+    if args.bias and args.dynamic_dims:
+        ap.error("--bias needs static shapes (--dynamic-dims 0)")
     opt = os.path.join(args.build, "bin", "attn-opt")
     baseline = args.baseline is not None or args.baseline_options is not None
 
@@ -146,12 +161,13 @@ def main():
         for item in args.shapes.split(";"):
             shape = tuple(int(x) for x in item.split(","))
             b, hq, hkv, lq, lk, d = shape
-            ref, numpy_s = reference(*shape, args.causal)
+            ref, numpy_s = reference(*shape, args.causal, args.bias)
             gbytes = 2.0 * b * hkv * lk * d * 4 / 1e9
             med = {}
             for name, tool, options in configs:
                 times, total = run_mlir(tool, options, shape, args.reps,
-                                        args.causal, args.dynamic_dims, work,
+                                        args.causal, args.dynamic_dims,
+                                        args.bias, work,
                                         f"{item.replace(',', '-')}-{name}",
                                         args.opt_level)
                 # The sum of the outputs (each a convex combination of v).

@@ -94,7 +94,7 @@ def dynamic_leading_dims(tensor_type, n):
     return "tensor<" + "x".join(["?"] * n + dims[n:]) + ">"
 
 
-def timing_module(tq, tk, attrs, fills, reps, dynamic_dims=0):
+def timing_module(tq, tk, attrs, fills, reps, dynamic_dims=0, tb=None):
     """A module whose @main fills q ([tq]), k and v ([tk]) with `fills`,
     calls attention (attn.attention with `attrs`: scale, causal) `reps`
     times and prints each call's time (rtclock around the call), then the
@@ -102,7 +102,10 @@ def timing_module(tq, tk, attrs, fills, reps, dynamic_dims=0):
     dynamic_dims=n: @attention takes and returns its tensors with the
     first n dims dynamic (2: batch and heads, 3: also the sequence
     lengths, as a frontend with dynamic shapes writes them), and @main
-    casts to and from them."""
+    casts to and from them. tb: the op also takes a bias of that type,
+    %bias (which `fills` defines; static shapes only)."""
+    if tb and dynamic_dims:
+        raise ValueError("a bias needs static shapes")
     aq = dynamic_leading_dims(tq, dynamic_dims)
     ak = dynamic_leading_dims(tk, dynamic_dims)
     sizes = "".join(f"  %c{i}_ = arith.constant {i} : index\n"
@@ -110,6 +113,11 @@ def timing_module(tq, tk, attrs, fills, reps, dynamic_dims=0):
                     for i in range(dynamic_dims))
     empty_args = ", ".join(f"%s{i}" for i in range(dynamic_dims))
     call = f"func.call @attention(%q, %k, %v) : ({tq}, {tk}, {tk}) -> {tq}"
+    bias_arg = bias = ""
+    if tb:
+        call = (f"func.call @attention(%q, %k, %v, %bias) : ({tq}, {tk}, {tk}, "
+                f"{tb}) -> {tq}")
+        bias_arg, bias = f", %bias: {tb}", f" bias(%bias : {tb})"
     casts = result = ""
     if dynamic_dims:
         call = (f"func.call @attention(%qd, %kd, %vd) : ({aq}, {ak}, {ak}) "
@@ -123,9 +131,9 @@ func.func private @rtclock() -> f64
 func.func private @printF64(f64)
 func.func private @printNewline()
 
-func.func @attention(%q: {aq}, %k: {ak}, %v: {ak}) -> {aq} {{
+func.func @attention(%q: {aq}, %k: {ak}, %v: {ak}{bias_arg}) -> {aq} {{
 {sizes}  %init = tensor.empty({empty_args}) : {aq}
-  %r = attn.attention ins(%q, %k, %v : {aq}, {ak}, {ak}) outs(%init : {aq})
+  %r = attn.attention ins(%q, %k, %v : {aq}, {ak}, {ak}){bias} outs(%init : {aq})
          {attrs} -> {aq}
   return %r : {aq}
 }}
