@@ -278,6 +278,8 @@ Value OnlineSoftmaxEmitter::scoresT(OpBuilder &b, Value j0, bool masked) {
   Value key = op.getKey();
   Type kElt = cast<ShapedType>(key.getType()).getElementType();
   Value s = splat(b, vec(b, {C, R}), 0.0);
+  Value lastKey =
+      masked ? arith::SubIOp::create(b, loc, lk, cst(b, 1)) : Value();
   for (int64_t c0 = 0; c0 < C; c0 += kBlock) {
     int64_t n = std::min(kBlock, C - c0);
     Value first = arith::AddIOp::create(b, loc, j0, cst(b, c0));
@@ -287,8 +289,6 @@ Value OnlineSoftmaxEmitter::scoresT(OpBuilder &b, Value j0, bool masked) {
     // it). Past the end of the keys (masked blocks only; j0 < Lk there) the
     // last key is read instead: its scores are -inf below.
     SmallVector<Value> keyRows;
-    Value lastKey =
-        masked ? arith::SubIOp::create(b, loc, lk, cst(b, 1)) : Value();
     for (int64_t c = 0; c < n; ++c) {
       Value row =
           c == 0 ? first
