@@ -389,30 +389,46 @@ func.func @row_major_operands(%q: tensor<1x2x3x16xbf16>, %k: tensor<1x2x48x16xbf
 
 // row-major-rows bounds the rows of a tile that take the row-major kernel:
 // with 4, a tile of 4 static rows takes it and one of 5 the keys-major one
-// (on 8 lanes). A tile of rows known only at run time switches on their
-// count: each of the dynamic-row-cases (1, 2, 4, 8) up to 4 runs the
-// row-major kernel on q cast to that many static rows, writing the init
-// slice in place; any other count runs the keys-major kernel on 16 lanes
-// (q-tile).
+// (on 8 lanes). A tile of rows known only at run time takes row-major
+// kernels where its count is a sum of the dynamic-row-cases (1, 2, 4, 8) up
+// to 4, taken largest first (with a case of 1, any count up to 4): the
+// kernel of 4 rows on each slice of 4 rows, then that of 2, then that of 1,
+// each writing its slice of the output; more rows run the keys-major
+// kernel on 16 lanes (q-tile).
 // ROW4-LABEL: func @row_major_threshold
 // ROW4: vector.fma {{.*}} : vector<16x16xf32>
 // ROW4: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x8xf32> to vector<8xf32>
 // ROW4: scf.forall {{.*}} shared_outs(%[[SHARED:.*]] = %{{.*}})
 // ROW4: %[[N:.*]] = affine.min
+// ROW4: %[[Q:.*]] = tensor.extract_slice %{{.*}} [1, %[[N]], 32]
 // ROW4: %[[OUT:.*]] = tensor.extract_slice %[[SHARED]]
-// ROW4: scf.index_switch %[[N]] -> tensor<1x?x32xf32>
-// ROW4-NEXT: case 1 {
-// ROW4: tensor.extract_slice {{.*}} to tensor<1x1x32xf32>
+// ROW4: %[[FEW:.*]] = arith.cmpi ule, %[[N]], %c4
+// ROW4: scf.if %[[FEW]] -> (tensor<1x?x32xf32>) {
+// ROW4: %[[FOURS:.*]] = arith.divui %[[N]], %c4
+// ROW4: %[[BY4:.*]] = scf.for %[[I:.*]] = %c0 to %[[FOURS]] step %c1 iter_args(%[[O4:.*]] = %[[OUT]])
+// ROW4: %[[ROW4:.*]] = arith.muli %[[I]], %c4
+// ROW4: tensor.extract_slice %[[Q]][0, %[[ROW4]], 0] [1, 4, 32]
+// ROW4: %[[SLICE4:.*]] = tensor.extract_slice %[[O4]][0, %[[ROW4]], 0] [1, 4, 32]
 // ROW4: vector.fma {{.*}} : vector<16x16xf32>
-// ROW4: vector.transfer_write {{.*}}, %[[OUT]][%c0, %c0, %c0] {{.*}} : vector<32xf32>, tensor<1x?x32xf32>
-// ROW4: case 2 {
-// ROW4: tensor.extract_slice {{.*}} to tensor<1x2x32xf32>
+// ROW4: vector.transfer_write {{.*}}, %[[SLICE4]][%c0, %c0, %c0] {{.*}} : vector<32xf32>, tensor<1x4x32xf32>
+// ROW4: tensor.insert_slice %{{.*}} into %[[O4]][0, %[[ROW4]], 0] [1, 4, 32]
+// ROW4: %[[DONE4:.*]] = arith.muli %[[FOURS]], %c4
+// ROW4: %[[REST4:.*]] = arith.subi %[[N]], %[[DONE4]]
+// ROW4: %[[TWOS:.*]] = arith.divui %[[REST4]], %c2
+// ROW4: %[[BY2:.*]] = scf.for %[[J:.*]] = %c0 to %[[TWOS]] step %c1 iter_args(%{{.*}} = %[[BY4]])
+// ROW4: %[[OFF2:.*]] = arith.muli %[[J]], %c2
+// ROW4: %[[ROW2:.*]] = arith.addi %[[DONE4]], %[[OFF2]]
+// ROW4: tensor.extract_slice %[[Q]][0, %[[ROW2]], 0] [1, 2, 32]
 // ROW4: vector.fma {{.*}} : vector<16x16xf32>
-// ROW4: case 4 {
-// ROW4: tensor.extract_slice {{.*}} to tensor<1x4x32xf32>
+// ROW4: %[[DONE2:.*]] = arith.muli %[[TWOS]], %c2
+// ROW4: %[[FIRST1:.*]] = arith.addi %[[DONE4]], %[[DONE2]]
+// ROW4: %[[ONES:.*]] = arith.subi %[[REST4]], %[[DONE2]]
+// ROW4: %[[BY1:.*]] = scf.for %[[K:.*]] = %c0 to %[[ONES]] step %c1 iter_args(%{{.*}} = %[[BY2]])
+// ROW4: %[[ROW1:.*]] = arith.addi %[[FIRST1]], %[[K]]
+// ROW4: tensor.extract_slice %[[Q]][0, %[[ROW1]], 0] [1, 1, 32]
 // ROW4: vector.fma {{.*}} : vector<16x16xf32>
-// ROW4-NOT: case
-// ROW4: default {
+// ROW4: scf.yield %[[BY1]]
+// ROW4: } else {
 // ROW4-NOT: vector<16x16xf32>
 // ROW4: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
 // ROW4-NOT: vector<16x16xf32>
@@ -433,28 +449,49 @@ func.func @row_major_threshold(%q4: tensor<1x4x32xf32>, %q5: tensor<1x5x32xf32>,
 
 // With a static Lq that is not a multiple of q-tile, only the last tile's
 // count can be known only at run time: Lq = 18 is one tile of 16 rows and
-// one of 2, so the switch has the one case 2 (not the dynamic-row-cases),
-// and the 16-row tiles take the keys-major kernel. With
-// dynamic-row-cases=3 the cases of a dynamic Lq are 3 alone.
+// one of 2, so the one case is 2 (not the dynamic-row-cases), which a count
+// is when it is at most 2 and even, and the 16-row tiles take the
+// keys-major kernel. A dynamic Lq has the cases 1, 2, 4 and 8, which cover
+// every count up to 8. With dynamic-row-cases=3 the cases of a dynamic Lq
+// are 3 alone: 1 and 2 rows run the keys-major kernel.
 // ROW-LABEL: func @row_count_cases
 // ROW: scf.forall
 // ROW: %[[N:.*]] = affine.min
-// ROW: scf.index_switch %[[N]] -> tensor<1x?x32xf32>
-// ROW-NEXT: case 2 {
+// ROW: %[[FEW:.*]] = arith.cmpi ule, %[[N]], %c2
+// ROW: %[[REST:.*]] = arith.remui %[[N]], %c2
+// ROW: %[[NONE:.*]] = arith.cmpi eq, %[[REST]], %c0
+// ROW: %[[PAIRS:.*]] = arith.andi %[[FEW]], %[[NONE]]
+// ROW: scf.if %[[PAIRS]] -> (tensor<1x?x32xf32>) {
 // ROW: tensor.extract_slice {{.*}} to tensor<1x2x32xf32>
 // ROW: vector.fma {{.*}} : vector<16x16xf32>
-// ROW-NOT: case
-// ROW: default {
+// ROW-NOT: tensor<1x1x32xf32>
+// ROW: } else {
 // ROW-NOT: vector<16x16xf32>
 // ROW: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
+// ROW: scf.forall
+// ROW: %[[ND:.*]] = affine.min
+// ROW: %[[FEWD:.*]] = arith.cmpi ule, %[[ND]], %c8
+// ROW-NEXT: scf.if %[[FEWD]] -> (tensor<1x?x32xf32>) {
+// ROW: to tensor<1x8x32xf32>
+// ROW: to tensor<1x4x32xf32>
+// ROW: to tensor<1x2x32xf32>
+// ROW: to tensor<1x1x32xf32>
+// ROW: } else {
 // CASE3-LABEL: func @row_count_cases
-// CASE3: scf.index_switch %{{.*}} -> tensor<1x?x32xf32>
-// CASE3-NEXT: case 2 {
-// CASE3-NOT: case 1
-// CASE3: scf.index_switch %{{.*}} -> tensor<1x?x32xf32>
-// CASE3-NEXT: case 3 {
-// CASE3-NOT: case
-// CASE3: default {
+// CASE3: arith.cmpi ule, %{{.*}}, %c2
+// CASE3: scf.forall
+// CASE3: %[[N:.*]] = affine.min
+// CASE3: %[[FEW:.*]] = arith.cmpi ule, %[[N]], %c3
+// CASE3: %[[REST:.*]] = arith.remui %[[N]], %c3
+// CASE3: %[[NONE:.*]] = arith.cmpi eq, %[[REST]], %c0
+// CASE3: %[[TRIPLES:.*]] = arith.andi %[[FEW]], %[[NONE]]
+// CASE3: scf.if %[[TRIPLES]] -> (tensor<1x?x32xf32>) {
+// CASE3-NOT: tensor<1x1x32xf32>
+// CASE3-NOT: tensor<1x2x32xf32>
+// CASE3: to tensor<1x3x32xf32>
+// CASE3-NOT: tensor<1x1x32xf32>
+// CASE3-NOT: tensor<1x2x32xf32>
+// CASE3: } else {
 func.func @row_count_cases(%q: tensor<1x18x32xf32>, %qd: tensor<1x?x32xf32>, %k: tensor<1x64x32xf32>,
                            %o: tensor<1x18x32xf32>, %od: tensor<1x?x32xf32>) -> (tensor<1x18x32xf32>, tensor<1x?x32xf32>) {
   %r = attn.attention ins(%q, %k, %k : tensor<1x18x32xf32>, tensor<1x64x32xf32>, tensor<1x64x32xf32>)

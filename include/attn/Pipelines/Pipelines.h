@@ -43,8 +43,9 @@ struct AttnCPUPipelineOptions
   PassOptions::ListOption<int64_t> dynamicRowCases{
       *this, "dynamic-row-cases",
       llvm::cl::desc("Fused: run-time row counts (each at most "
-                     "row-major-rows) for which a tile of rows known only at "
-                     "run time switches to a row-major kernel of its own"),
+                     "row-major-rows) that have a row-major kernel of their "
+                     "own; a tile of rows known only at run time runs those "
+                     "that sum to its rows, largest first, where they do"),
       llvm::cl::list_init<int64_t>({1, 2, 4, 8})};
   PassOptions::Option<bool> packGQA{
       *this, "pack-gqa",

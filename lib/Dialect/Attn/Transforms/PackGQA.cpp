@@ -169,12 +169,12 @@ static Value emitPackingFillsTiles(OpBuilder &b, Location loc, Value lq,
 
 /// Whether packing at run time would take the kernel for few rows (the
 /// CPU's row-major kernel, for up to `rowMajorRows` static rows or a
-/// run-time count in `rowCases`) from rows that have it and leave the
-/// packed rows, still at most `rowMajorRows`, on the kernel for many rows,
-/// mostly idle: packed decoding rows of a group not in the cases measured
-/// 0.24x to 0.41x (docs/performance.md). Null where that is known here to
-/// be false. A group of at least half the kernel's `blockRows` lanes still
-/// packs: the keys-major tile cost about as much as that many row-major
+/// run-time count that is a sum of `rowCases`) from rows that have it and
+/// leave the packed rows, still at most `rowMajorRows`, on the kernel for
+/// many rows, mostly idle: packed decoding rows of a group that was no case
+/// measured 0.24x to 0.41x (docs/performance.md). Null where that is known
+/// here to be false. A group of at least half the kernel's `blockRows` lanes
+/// still packs: the keys-major tile cost about as much as that many row-major
 /// ops of one row (g = 32 packed 1.46x faster, g = 16 0.64x as fast).
 /// Packed rows past `rowMajorRows` are left to the tile test.
 static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
@@ -193,20 +193,15 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
   auto constant = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // Whether the run-time row count `rows` has a kernel of its own.
-  auto isCase = [&](Value rows) -> Value {
-    Value any;
-    for (int64_t count : cases) {
-      Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rows,
-                                       constant(count));
-      any = any ? arith::OrIOp::create(b, loc, any, is).getResult() : is;
-    }
-    return any ? any : arith::ConstantIntOp::create(b, loc, 0, 1).getResult();
+  // Whether the run-time row count `rows` has row-major kernels.
+  auto hasKernels = [&](Value rows) {
+    return emitHasRowMajorKernels(b, loc, rows, cases);
   };
   Value packedRows = arith::MulIOp::create(
       b, loc, lq, getValueOrCreateConstantIndexOp(b, loc, group));
-  Value packedLacksIt = arith::XOrIOp::create(
-      b, loc, isCase(packedRows), arith::ConstantIntOp::create(b, loc, 1, 1));
+  Value packedLacksIt =
+      arith::XOrIOp::create(b, loc, hasKernels(packedRows),
+                            arith::ConstantIntOp::create(b, loc, 1, 1));
   Value fewPacked = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                           packedRows, constant(rowMajorRows));
   Value loses = arith::AndIOp::create(b, loc, packedLacksIt, fewPacked);
@@ -219,7 +214,7 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
             constant(blockRows)));
   // Static rows up to rowMajorRows have the kernel; run-time ones if a case.
   if (dynamicLq)
-    loses = arith::AndIOp::create(b, loc, isCase(lq), loses);
+    loses = arith::AndIOp::create(b, loc, hasKernels(lq), loses);
   return loses;
 }
 

@@ -37,6 +37,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 namespace mlir {
@@ -534,58 +535,121 @@ static Value emitKeysMajorKernel(OpBuilder &b, AttentionOp op, int64_t maxRows,
   return OnlineSoftmaxEmitter(op, llvm::PowerOf2Ceil(rows), kvTile).emit(b);
 }
 
-/// The row-major kernel of tile `op` with its query rows cast to the static
-/// count `rows`. Tensor casts change no data, and a tile carries its causal
-/// offset, so this computes the op. The init keeps its type: the kernel
-/// writes it row by row, and a cast of it would be a new slice to
-/// bufferization, whose result it would then copy into the init.
-static Value emitRowMajorKernelFor(RewriterBase &rewriter, AttentionOp op,
-                                   int64_t rows, int64_t kvTile) {
+/// The row-major kernel of `count` rows on rows [row0, row0 + count) of tile
+/// `op`, written into those rows of `out` (the tile's output so far).
+static Value emitRowMajorKernelOnRows(RewriterBase &rewriter, AttentionOp op,
+                                      Value out, Value row0, int64_t count,
+                                      int64_t kvTile) {
   Location loc = op.getLoc();
-  int64_t seq = op.getRank() - 2;
-  // Only q and the mask and bias rows that are not a static 1 (which
-  // broadcasts) have the dynamic row dim.
+  int64_t rank = op.getRank();
   IRMapping mapping;
-  for (Value operand : {op.getQuery(), op.getMask(), op.getBias()}) {
-    if (!operand)
-      continue;
-    auto type = cast<RankedTensorType>(operand.getType());
-    if (!type.isDynamicDim(seq))
-      continue;
-    SmallVector<int64_t> shape(type.getShape());
-    shape[seq] = rows;
-    mapping.map(operand, tensor::CastOp::create(rewriter, loc,
-                                                type.clone(shape), operand));
-  }
-  auto tile = cast<AttentionOp>(rewriter.clone(*op, mapping));
-  Value result = cpu::emitRowMajorKernel(rewriter, tile, kvTile);
-  rewriter.eraseOp(tile);
-  return result;
+  mapping.map(op.getInit(), out);
+  auto withOut = cast<AttentionOp>(rewriter.clone(*op, mapping));
+  // The op's own tiling: it slices the mask and bias rows where they do not
+  // broadcast, and moves the causal diagonal by row0.
+  SmallVector<OpFoldResult> offsets(rank - 2, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes(rank - 2, rewriter.getIndexAttr(1));
+  offsets.push_back(row0);
+  sizes.push_back(rewriter.getIndexAttr(count));
+  FailureOr<TilingResult> tiled =
+      withOut.getTiledImplementation(rewriter, offsets, sizes);
+  // A tile's batch and head dims are 1 and its row slice has static sizes.
+  assert(succeeded(tiled) && "a row slice of a tile is always a tile");
+  auto slice = cast<AttentionOp>(tiled->tiledOps.front());
+  Value result = cpu::emitRowMajorKernel(rewriter, slice, kvTile);
+  rewriter.eraseOp(slice);
+  rewriter.eraseOp(withOut);
+  SmallVector<OpFoldResult> outOffsets(offsets), outSizes(sizes);
+  outOffsets.push_back(rewriter.getIndexAttr(0));
+  outSizes.push_back(rewriter.getIndexAttr(op.getVHeadDim()));
+  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(rewriter, loc, result, out, outOffsets,
+                                       outSizes, strides);
 }
 
-/// Tile `op`, whose rows are known only at run time, as an scf.index_switch
-/// on their count: the row-major kernel specialized to each of `rowCases`
-/// (not empty), the keys-major kernel for any other count.
-static Value emitRowCountSwitch(RewriterBase &rewriter, AttentionOp op,
-                                ArrayRef<int64_t> rowCases, int64_t maxRows,
-                                int64_t kvTile) {
+/// `cases` largest first.
+static SmallVector<int64_t> largestFirst(ArrayRef<int64_t> cases) {
+  SmallVector<int64_t> sorted(cases);
+  llvm::sort(sorted, std::greater<int64_t>());
+  return sorted;
+}
+
+Value mlir::attn::emitHasRowMajorKernels(OpBuilder &b, Location loc, Value rows,
+                                         ArrayRef<int64_t> cases) {
+  if (cases.empty())
+    return arith::ConstantIntOp::create(b, loc, 0, 1);
+  SmallVector<int64_t> sorted = largestFirst(cases);
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rows,
+                                    constant(sorted.front()));
+  // Known here: whether every count up to the largest case is a sum of
+  // cases taken greedily (always, with a case of 1 row).
+  auto greedyRest = [&](int64_t n) {
+    for (int64_t count : sorted)
+      n %= count;
+    return n;
+  };
+  bool allCovered = true;
+  for (int64_t n = 1; n <= sorted.front(); ++n)
+    allCovered &= greedyRest(n) == 0;
+  if (allCovered)
+    return few;
+  Value rest = rows;
+  for (int64_t count : sorted)
+    rest = arith::RemUIOp::create(b, loc, rest, constant(count));
+  Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest,
+                                     constant(0));
+  return arith::AndIOp::create(b, loc, few, none);
+}
+
+/// Tile `op`, whose rows are known only at run time: where their count is
+/// a sum of `rowCases` (not empty) taken greedily, largest first (any count
+/// up to the largest case, with a case of 1 row), the row-major kernel of
+/// each case on consecutive slices of the rows; for any other count, the
+/// keys-major kernel. A count that is a case takes its one kernel; 7 rows
+/// with the default cases take those of 4, 2 and 1 rows, which read K and
+/// V three times instead of once, but each with few rows.
+static Value emitRowCountCases(RewriterBase &rewriter, AttentionOp op,
+                               ArrayRef<int64_t> rowCases, int64_t maxRows,
+                               int64_t kvTile) {
   Location loc = op.getLoc();
   Value rows =
       tensor::DimOp::create(rewriter, loc, op.getQuery(), op.getRank() - 2);
-  auto rowSwitch = scf::IndexSwitchOp::create(rewriter, loc, op.getInitType(),
-                                              rows, rowCases, rowCases.size());
+  auto branch =
+      scf::IfOp::create(rewriter, loc, op.getInitType(),
+                        emitHasRowMajorKernels(rewriter, loc, rows, rowCases),
+                        /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(rewriter);
-  for (auto [count, region] :
-       llvm::zip_equal(rowCases, rowSwitch.getCaseRegions())) {
-    rewriter.setInsertionPointToStart(&region.emplaceBlock());
-    scf::YieldOp::create(rewriter, loc,
-                         emitRowMajorKernelFor(rewriter, op, count, kvTile));
+  rewriter.setInsertionPointToStart(branch.thenBlock());
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value out = op.getInit(), row0 = zero, rest = rows;
+  for (int64_t count : largestFirst(rowCases)) {
+    // rest / count slices of `count` rows, then rest % count rows are left.
+    Value size = arith::ConstantIndexOp::create(rewriter, loc, count);
+    Value slices = arith::DivUIOp::create(rewriter, loc, rest, size);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, slices, one, ValueRange{out},
+        [&](OpBuilder &, Location, Value i, ValueRange args) {
+          Value first = arith::AddIOp::create(
+              rewriter, loc, row0,
+              arith::MulIOp::create(rewriter, loc, i, size));
+          scf::YieldOp::create(rewriter, loc,
+                               emitRowMajorKernelOnRows(rewriter, op, args[0],
+                                                        first, count, kvTile));
+        });
+    out = loop.getResult(0);
+    Value done = arith::MulIOp::create(rewriter, loc, slices, size);
+    row0 = arith::AddIOp::create(rewriter, loc, row0, done);
+    rest = arith::SubIOp::create(rewriter, loc, rest, done);
   }
-  rewriter.setInsertionPointToStart(
-      &rowSwitch.getDefaultRegion().emplaceBlock());
+  scf::YieldOp::create(rewriter, loc, out);
+  rewriter.setInsertionPointToStart(branch.elseBlock());
   scf::YieldOp::create(rewriter, loc,
                        emitKeysMajorKernel(rewriter, op, maxRows, kvTile));
-  return rowSwitch.getResult(0);
+  return branch.getResult(0);
 }
 
 SmallVector<int64_t>
@@ -636,7 +700,7 @@ LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
   if (!ShapedType::isDynamic(lq) && lq <= rowMajorRows && rowMajor)
     result = cpu::emitRowMajorKernel(rewriter, op, kvTile);
   else if (!cases.empty())
-    result = emitRowCountSwitch(rewriter, op, cases, maxRows, kvTile);
+    result = emitRowCountCases(rewriter, op, cases, maxRows, kvTile);
   else
     result = emitKeysMajorKernel(rewriter, op, maxRows, kvTile);
   rewriter.replaceOp(op, result);

@@ -223,11 +223,12 @@ def AttnPackGQA : Pass<"attn-pack-gqa"> {
 
     A kernel may have a faster path for few rows: the CPU's row-major
     kernel, for up to `row-major-rows` static rows and for the run-time
-    counts of `dynamic-row-cases` (see --attn-tile). Where the rows are
+    counts that are sums of `dynamic-row-cases` (see --attn-tile; any
+    count up to the largest case, 8 by default). Where the rows are
     known only at run time, the choice then also asks that packing not
     take that path from the op's rows while leaving at most
-    `row-major-rows` packed rows without it (decoding with a group that is
-    not a case: packed 0.24x to 0.41x as fast), unless the group has at
+    `row-major-rows` packed rows without it (decoding with a group of
+    more than 8: packed 0.24x to 0.41x as fast), unless the group has at
     least half of `block-rows` heads (one tile of the kernel for many rows
     then costs less than that many ops of few rows). With static rows and
     group the static tile test decides, as before.
@@ -252,7 +253,8 @@ def AttnPackGQA : Pass<"attn-pack-gqa"> {
            "run-time counts of dynamic-row-cases">,
     ListOption<"dynamicRowCases", "dynamic-row-cases", "int64_t",
                "The run-time row counts (up to row-major-rows) that have the "
-               "kernel for few rows (as --attn-tile's option)",
+               "kernel for few rows, as do their sums (as --attn-tile's "
+               "option)",
                "llvm::cl::list_init<int64_t>({1, 2, 4, 8})">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark at every grouped-query op that is not packed, "
@@ -335,11 +337,14 @@ def AttnTile : Pass<"attn-tile"> {
     accumulators).
 
     A tile whose row count is known only at run time (a dynamic Lq, or
-    the last tile of one) becomes an `scf.index_switch` on that count: each
-    count listed in `dynamic-row-cases` (up to `row-major-rows`) runs the
-    row-major kernel of the tile cast to that many static rows, any other
-    count the keys-major kernel. Frontends that leave the sequence length
-    dynamic so decode with the row-major kernel too.
+    the last tile of one) tests that count: where it is a sum of the
+    counts listed in `dynamic-row-cases` (up to `row-major-rows`) taken
+    largest first, which with a case of 1 is any count up to the largest
+    case, the rows run the row-major kernels of those counts on
+    consecutive slices (7 rows: 4, then 2, then 1); any other count runs
+    the keys-major kernel. Frontends that leave the sequence length
+    dynamic so decode with the row-major kernel too, and packed GQA
+    groups known only at run time (7 query heads per KV head) take it.
 
     With causal masking the key loop stops after the last block any row of
     the tile can see, and is split in two: blocks entirely visible to every
@@ -367,9 +372,10 @@ def AttnTile : Pass<"attn-tile"> {
            "Tiles of at most this many query rows (a static number) run "
            "their vectors along the head dims (decoding); 0: never">,
     ListOption<"dynamicRowCases", "dynamic-row-cases", "int64_t",
-               "Run-time row counts (each at most row-major-rows) for which "
-               "a tile whose rows are known only at run time switches to a "
-               "row-major kernel specialized to that count",
+               "Run-time row counts (each at most row-major-rows) that have "
+               "a row-major kernel specialized to them; a tile whose rows "
+               "are known only at run time runs those of the counts that "
+               "sum to its rows, largest first, where they do",
                "llvm::cl::list_init<int64_t>({1, 2, 4, 8})">,
     Option<"onlineSoftmax", "online-softmax", "bool", /*default=*/"true",
            "Lower each tile to the online-softmax loop (false: only tile, "

@@ -41,10 +41,11 @@ tileAttentionOverRows(RewriterBase &rewriter, AttentionOp op, int64_t qTile);
 /// rows (and static Dqk, Dv, and no boolean mask), by the online-softmax
 /// loop over blocks of `kvTile` keys on vectors: along the rows, or, for a
 /// static number of rows up to `rowMajorRows` (decoding), along the head
-/// dims (see --attn-tile). A tile of rows known only at run time switches
-/// on their count: to the row-major kernel for each of `rowCases` up to
-/// `rowMajorRows`. Fails without changing the IR when `op` is not such a
-/// tile.
+/// dims (see --attn-tile). A tile of rows known only at run time runs the
+/// row-major kernels of `rowCases` (up to `rowMajorRows`) on slices of its
+/// rows where their count is a sum of the cases taken largest first, and
+/// the keys-major kernel otherwise. Fails without changing the IR when `op`
+/// is not such a tile.
 LogicalResult lowerAttentionTileToOnlineSoftmax(
     RewriterBase &rewriter, AttentionOp op, int64_t maxRows, int64_t kvTile,
     int64_t rowMajorRows = 0, ArrayRef<int64_t> rowCases = {});
@@ -55,6 +56,13 @@ LogicalResult lowerAttentionTileToOnlineSoftmax(
 /// --attn-pack-gqa asks the same to know which packed rows keep it.
 SmallVector<int64_t> getRowMajorRowCases(ArrayRef<int64_t> dynamicRowCases,
                                          int64_t rowMajorRows, int64_t maxRows);
+
+/// Whether a tile of `rows` query rows, a count known only at run time,
+/// takes row-major kernels (i1): whether `rows` is a sum of `cases` (those
+/// of getRowMajorRowCases) taken greedily, largest first; with a case of 1
+/// row, every count up to the largest case is.
+Value emitHasRowMajorKernels(OpBuilder &b, Location loc, Value rows,
+                             ArrayRef<int64_t> cases);
 
 /// Rewrites `op` (grouped-query, Hq = g * Hkv) into an attention with Hkv
 /// heads of g * Lq query rows, on reshaped views of its query, init, mask
