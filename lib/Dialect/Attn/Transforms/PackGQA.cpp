@@ -212,7 +212,8 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
             b, loc, arith::CmpIPredicate::ult,
             arith::MulIOp::create(b, loc, constant(2), cast<Value>(group)),
             constant(blockRows)));
-  // Static rows up to rowMajorRows have the kernel; run-time ones if a case.
+  // Static rows up to rowMajorRows have the kernel; run-time ones if a sum
+  // of cases.
   if (dynamicLq)
     loses = arith::AndIOp::create(b, loc, hasKernels(lq), loses);
   return loses;

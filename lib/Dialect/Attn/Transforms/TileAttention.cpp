@@ -557,11 +557,12 @@ static Value emitRowMajorKernelOnRows(RewriterBase &rewriter, AttentionOp op,
   assert(succeeded(tiled) && "a row slice of a tile is always a tile");
   auto slice = cast<AttentionOp>(tiled->tiledOps.front());
   Value result = cpu::emitRowMajorKernel(rewriter, slice, kvTile);
+  SmallVector<OpFoldResult> outOffsets, outSizes;
+  if (failed(withOut.getResultTilePosition(rewriter, 0, offsets, sizes,
+                                           outOffsets, outSizes)))
+    llvm_unreachable("attn.attention places every result tile");
   rewriter.eraseOp(slice);
   rewriter.eraseOp(withOut);
-  SmallVector<OpFoldResult> outOffsets(offsets), outSizes(sizes);
-  outOffsets.push_back(rewriter.getIndexAttr(0));
-  outSizes.push_back(rewriter.getIndexAttr(op.getVHeadDim()));
   SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
   return tensor::InsertSliceOp::create(rewriter, loc, result, out, outOffsets,
                                        outSizes, strides);
@@ -584,17 +585,9 @@ Value mlir::attn::emitHasRowMajorKernels(OpBuilder &b, Location loc, Value rows,
   };
   Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rows,
                                     constant(sorted.front()));
-  // Known here: whether every count up to the largest case is a sum of
-  // cases taken greedily (always, with a case of 1 row).
-  auto greedyRest = [&](int64_t n) {
-    for (int64_t count : sorted)
-      n %= count;
-    return n;
-  };
-  bool allCovered = true;
-  for (int64_t n = 1; n <= sorted.front(); ++n)
-    allCovered &= greedyRest(n) == 0;
-  if (allCovered)
+  // With a case of 1 row the greedy sum leaves nothing for any count (and
+  // without one, 1 row is left over).
+  if (llvm::is_contained(sorted, 1))
     return few;
   Value rest = rows;
   for (int64_t count : sorted)
