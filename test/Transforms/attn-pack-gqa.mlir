@@ -3,12 +3,16 @@
 // static rows, as the CPU pipeline gives).
 // RUN: attn-opt %s --split-input-file --attn-pack-gqa="remarks row-major-rows=16" --verify-diagnostics -o /dev/null
 // Where the rows are known only at run time, packing also must not take
-// that kernel (and its run-time cases 1, 2, 4, 8) from the op's rows while
-// leaving at most 16 packed rows without it.
-// RUN: attn-opt %s --split-input-file --attn-pack-gqa="row-major-rows=16" --canonicalize | FileCheck %s --check-prefix=FEW
+// that kernel from the op's rows while leaving at most 16 packed rows
+// without it. With the run-time cases 1, 2, 4 and 8 every count up to 16
+// has it (16: 8 twice), so packing never loses it; without a case of 1
+// row, odd counts do not.
+// RUN: attn-opt %s --split-input-file --attn-pack-gqa="row-major-rows=16" --canonicalize --cse | FileCheck %s --check-prefix=ALL
+// RUN: attn-opt %s --split-input-file --attn-pack-gqa="row-major-rows=16 dynamic-row-cases=2,4,8" --canonicalize --cse | FileCheck %s --check-prefix=FEW
 // The same for 64-row tiles and at most 32 row-major rows (the CPU
-// pipeline's defaults): a static group of half a tile still packs.
-// RUN: attn-opt %s --split-input-file --attn-pack-gqa="row-major-rows=32 block-rows=64" --canonicalize | FileCheck %s --check-prefix=HALF
+// pipeline's defaults), and without a case of 1 row: a static group of
+// half a tile still packs.
+// RUN: attn-opt %s --split-input-file --attn-pack-gqa="row-major-rows=32 block-rows=64 dynamic-row-cases=2,4,8" --canonicalize --cse | FileCheck %s --check-prefix=HALF
 // Without the tile test (block-rows=0) the long-query case packs too.
 // RUN: attn-opt %s --split-input-file --attn-pack-gqa=block-rows=0 | FileCheck %s --check-prefix=ANY
 
@@ -102,10 +106,12 @@ func.func @dynamic_rows(%q: tensor<8x?x64xf16>, %k: tensor<2x?x64xf16>,
 // -----
 
 // Rows known only at run time, 32 query heads on one key/value head: 32
-// packed rows of one query are no run-time case of the row-major kernel,
-// but a group of half the 64-row tile packs where the tile test says so
-// (the keys-major tile cost about as much as 32 one-row ops). A group of
-// 16 is also tested for the row-major kernel it would take away.
+// packed rows of an odd number of queries are no run-time case of the
+// row-major kernel, but a group of half the 64-row tile packs where the
+// tile test says so (the keys-major tile cost about as much as 32 one-row
+// ops). A group of 16 is tested for the row-major kernel it would take
+// away (where Lq has it and 16 Lq, at most 32, does not): the pass does
+// not prove that an even Lq makes 16 Lq even, so it emits the test.
 // HALF-LABEL: func.func @dynamic_rows_half_tile_group
 // HALF: %[[FILLS:.*]] = arith.cmpi ult
 // HALF-NOT: arith.cmpi ule
@@ -118,6 +124,12 @@ func.func @dynamic_rows(%q: tensor<8x?x64xf16>, %k: tensor<2x?x64xf16>,
 // HALF: %[[KEEPS:.*]] = arith.xori %[[LOSES]], %true
 // HALF: %[[PACK:.*]] = arith.andi %[[FILLS]], %[[KEEPS]]
 // HALF: scf.if %[[PACK]]
+// With a case of 1 row, only the tile test.
+// ALL-LABEL: func.func @dynamic_rows_half_tile_group
+// ALL-LABEL: func.func @dynamic_rows_smaller_group
+// ALL: %[[FILLS:.*]] = arith.cmpi ult
+// ALL-NOT: arith.xori
+// ALL: scf.if %[[FILLS]]
 func.func @dynamic_rows_half_tile_group(%q: tensor<32x?x64xf32>, %k: tensor<1x?x64xf32>,
     %v: tensor<1x?x64xf32>, %o: tensor<32x?x64xf32>) -> tensor<32x?x64xf32> {
   %r = attn.attention ins(%q, %k, %v : tensor<32x?x64xf32>, tensor<1x?x64xf32>, tensor<1x?x64xf32>)
@@ -301,15 +313,26 @@ func.func @strided(%q: memref<8x2x64xf16, strided<[256, 64, 1]>>, %k: memref<2x9
 // ANY: } else {
 // ANY: attn.attention {{.*}} causal = bottom_right -> tensor<2x?x1x64xf16>
 // With the kernel for few rows, one static query row has it, and g packed
-// rows have it where g is a sum of the cases (1, 2, 4, 8), which is any g
-// up to 8: the tile test is and-ed with "not (g > 8 and g <= 16 and
-// 2g < 128)" (a group of half the 128-row tile still packs).
+// rows have it where g, at most 16, is a sum of the cases taken largest
+// first. With the cases 1, 2, 4 and 8 every g up to 16 is: the tile test
+// alone. With 2, 4 and 8 an even g is: the tile test is and-ed with "not
+// (g <= 16, g odd and 2g < 128)" (a group of half the 128-row tile still
+// packs).
+// ALL-LABEL: func.func @dynamic_heads
+// ALL: %[[FILLS:.*]] = arith.cmpi ult
+// ALL-NOT: arith.xori
+// ALL: scf.if %[[FILLS]]
 // FEW-LABEL: func.func @dynamic_heads
 // FEW: %[[G:.*]] = arith.divui
 // FEW: %[[FILLS:.*]] = arith.cmpi ult
-// FEW: %[[NOTCASE:.*]] = arith.cmpi ugt, %[[G]], %c8
 // FEW: %[[FEWROWS:.*]] = arith.cmpi ule, %[[G]], %c16
-// FEW: %[[FEWLOSES:.*]] = arith.andi %[[NOTCASE]], %[[FEWROWS]]
+// FEW: %[[BY8:.*]] = arith.remui %[[G]], %c8
+// FEW: %[[BY4:.*]] = arith.remui %[[BY8]], %c4
+// FEW: %[[BY2:.*]] = arith.remui %[[BY4]], %c2
+// FEW: %[[SUM:.*]] = arith.cmpi eq, %[[BY2]], %c0
+// FEW: %[[HAS:.*]] = arith.andi %[[FEWROWS]], %[[SUM]]
+// FEW: %[[LACKS:.*]] = arith.xori %[[HAS]], %true
+// FEW: %[[FEWLOSES:.*]] = arith.andi %[[LACKS]], %[[FEWROWS]]
 // FEW: %[[TWOG:.*]] = arith.muli %[[G]], %c2
 // FEW: %[[SMALLG:.*]] = arith.cmpi ult, %[[TWOG]], %c128
 // FEW: %[[LOSES:.*]] = arith.andi %[[FEWLOSES]], %[[SMALLG]]

@@ -45,7 +45,8 @@ struct AttnCPUPipelineOptions
       llvm::cl::desc("Fused: run-time row counts (each at most "
                      "row-major-rows) that have a row-major kernel of their "
                      "own; a tile of rows known only at run time runs those "
-                     "that sum to its rows, largest first, where they do"),
+                     "that sum to its rows, largest first, where they do "
+                     "and the rows are at most row-major-rows"),
       llvm::cl::list_init<int64_t>({1, 2, 4, 8})};
   PassOptions::Option<bool> packGQA{
       *this, "pack-gqa",

@@ -169,14 +169,16 @@ static Value emitPackingFillsTiles(OpBuilder &b, Location loc, Value lq,
 
 /// Whether packing at run time would take the kernel for few rows (the
 /// CPU's row-major kernel, for up to `rowMajorRows` static rows or a
-/// run-time count that is a sum of `rowCases`) from rows that have it and
-/// leave the packed rows, still at most `rowMajorRows`, on the kernel for
-/// many rows, mostly idle: packed decoding rows of a group that was no case
-/// measured 0.24x to 0.41x (docs/performance.md). Null where that is known
-/// here to be false. A group of at least half the kernel's `blockRows` lanes
-/// still packs: the keys-major tile cost about as much as that many row-major
-/// ops of one row (g = 32 packed 1.46x faster, g = 16 0.64x as fast).
-/// Packed rows past `rowMajorRows` are left to the tile test.
+/// run-time count up to that and the tile's `blockRows` that is a sum of
+/// `rowCases`) from rows that have it and leave the packed rows, still in
+/// one tile of at most `rowMajorRows`, on the kernel for many rows, mostly
+/// idle: packed decoding rows of a group that was no case measured 0.24x to
+/// 0.41x (docs/performance.md). Null where that is known here to be false,
+/// as with a case of 1 row, where every such count has the kernel. A group
+/// of at least half the kernel's `blockRows` lanes still packs: the
+/// keys-major tile cost about as much as that many row-major ops of one row
+/// (g = 32 packed 1.46x faster, g = 16 0.64x as fast). More packed rows
+/// are left to the tile test.
 static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
                                      Value lq, OpFoldResult group,
                                      int64_t blockRows, int64_t rowMajorRows,
@@ -188,14 +190,18 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
   std::optional<int64_t> staticGroup = getConstantIntValue(group);
   if (staticGroup && blockRows > 0 && 2 * *staticGroup >= blockRows)
     return Value();
-  SmallVector<int64_t> cases = getRowMajorRowCases(
-      rowCases, rowMajorRows, blockRows > 0 ? blockRows : rowMajorRows);
+  int64_t caseRows =
+      blockRows > 0 ? std::min(rowMajorRows, blockRows) : rowMajorRows;
+  SmallVector<int64_t> cases =
+      getRowMajorRowCases(rowCases, rowMajorRows, caseRows);
+  if (llvm::is_contained(cases, 1))
+    return Value();
   auto constant = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   // Whether the run-time row count `rows` has row-major kernels.
   auto hasKernels = [&](Value rows) {
-    return emitHasRowMajorKernels(b, loc, rows, cases);
+    return emitHasRowMajorKernels(b, loc, rows, cases, caseRows);
   };
   Value packedRows = arith::MulIOp::create(
       b, loc, lq, getValueOrCreateConstantIndexOp(b, loc, group));
@@ -203,7 +209,7 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
       arith::XOrIOp::create(b, loc, hasKernels(packedRows),
                             arith::ConstantIntOp::create(b, loc, 1, 1));
   Value fewPacked = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                          packedRows, constant(rowMajorRows));
+                                          packedRows, constant(caseRows));
   Value loses = arith::AndIOp::create(b, loc, packedLacksIt, fewPacked);
   if (!staticGroup && blockRows > 0)
     loses = arith::AndIOp::create(

@@ -576,15 +576,17 @@ static SmallVector<int64_t> largestFirst(ArrayRef<int64_t> cases) {
 }
 
 Value mlir::attn::emitHasRowMajorKernels(OpBuilder &b, Location loc, Value rows,
-                                         ArrayRef<int64_t> cases) {
+                                         ArrayRef<int64_t> cases,
+                                         int64_t maxRows) {
   if (cases.empty())
     return arith::ConstantIntOp::create(b, loc, 0, 1);
   SmallVector<int64_t> sorted = largestFirst(cases);
+  assert(sorted.front() <= maxRows && "a case past the row limit");
   auto constant = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rows,
-                                    constant(sorted.front()));
+                                    constant(maxRows));
   // With a case of 1 row the greedy sum leaves nothing for any count (and
   // without one, 1 row is left over).
   if (llvm::is_contained(sorted, 1))
@@ -598,47 +600,57 @@ Value mlir::attn::emitHasRowMajorKernels(OpBuilder &b, Location loc, Value rows,
 }
 
 /// Tile `op`, whose rows are known only at run time: where their count is
-/// a sum of `rowCases` (not empty) taken greedily, largest first (any count
-/// up to the largest case, with a case of 1 row), the row-major kernel of
-/// each case on consecutive slices of the rows; for any other count, the
-/// keys-major kernel. A count that is a case takes its one kernel; 7 rows
-/// with the default cases take those of 4, 2 and 1 rows, which read K and
-/// V three times instead of once, but each with few rows.
+/// at most `caseRows` and a sum of `rowCases` (not empty) taken greedily,
+/// largest first (any such count, with a case of 1 row), the row-major
+/// kernel of each case on consecutive slices of the rows; for any other
+/// count, the keys-major kernel for up to `maxRows` rows. A count that is a
+/// case takes its one kernel; 7 rows with the default cases take those of
+/// 4, 2 and 1 rows, and 24 rows that of 8 rows three times: each reads K
+/// and V again, but with few rows, the row-major kernel is still the
+/// faster (docs/performance.md).
 static Value emitRowCountCases(RewriterBase &rewriter, AttentionOp op,
-                               ArrayRef<int64_t> rowCases, int64_t maxRows,
-                               int64_t kvTile) {
+                               ArrayRef<int64_t> rowCases, int64_t caseRows,
+                               int64_t maxRows, int64_t kvTile) {
   Location loc = op.getLoc();
   Value rows =
       tensor::DimOp::create(rewriter, loc, op.getQuery(), op.getRank() - 2);
-  auto branch =
-      scf::IfOp::create(rewriter, loc, op.getInitType(),
-                        emitHasRowMajorKernels(rewriter, loc, rows, rowCases),
-                        /*withElseRegion=*/true);
+  auto emitSlices = [&]() {
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value out = op.getInit(), row0 = zero, rest = rows;
+    for (int64_t count : largestFirst(rowCases)) {
+      // rest / count slices of `count` rows, then rest % count are left.
+      Value size = arith::ConstantIndexOp::create(rewriter, loc, count);
+      Value slices = arith::DivUIOp::create(rewriter, loc, rest, size);
+      auto loop = scf::ForOp::create(
+          rewriter, loc, zero, slices, one, ValueRange{out},
+          [&](OpBuilder &, Location, Value i, ValueRange args) {
+            Value first = arith::AddIOp::create(
+                rewriter, loc, row0,
+                arith::MulIOp::create(rewriter, loc, i, size));
+            scf::YieldOp::create(rewriter, loc,
+                                 emitRowMajorKernelOnRows(rewriter, op, args[0],
+                                                          first, count,
+                                                          kvTile));
+          });
+      out = loop.getResult(0);
+      Value done = arith::MulIOp::create(rewriter, loc, slices, size);
+      row0 = arith::AddIOp::create(rewriter, loc, row0, done);
+      rest = arith::SubIOp::create(rewriter, loc, rest, done);
+    }
+    return out;
+  };
+  // With a case of 1 row and cases up to the tile's rows, every count has
+  // them: no keys-major kernel.
+  if (llvm::is_contained(rowCases, 1) && caseRows >= maxRows)
+    return emitSlices();
+  auto branch = scf::IfOp::create(
+      rewriter, loc, op.getInitType(),
+      emitHasRowMajorKernels(rewriter, loc, rows, rowCases, caseRows),
+      /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(branch.thenBlock());
-  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  Value out = op.getInit(), row0 = zero, rest = rows;
-  for (int64_t count : largestFirst(rowCases)) {
-    // rest / count slices of `count` rows, then rest % count rows are left.
-    Value size = arith::ConstantIndexOp::create(rewriter, loc, count);
-    Value slices = arith::DivUIOp::create(rewriter, loc, rest, size);
-    auto loop = scf::ForOp::create(
-        rewriter, loc, zero, slices, one, ValueRange{out},
-        [&](OpBuilder &, Location, Value i, ValueRange args) {
-          Value first = arith::AddIOp::create(
-              rewriter, loc, row0,
-              arith::MulIOp::create(rewriter, loc, i, size));
-          scf::YieldOp::create(rewriter, loc,
-                               emitRowMajorKernelOnRows(rewriter, op, args[0],
-                                                        first, count, kvTile));
-        });
-    out = loop.getResult(0);
-    Value done = arith::MulIOp::create(rewriter, loc, slices, size);
-    row0 = arith::AddIOp::create(rewriter, loc, row0, done);
-    rest = arith::SubIOp::create(rewriter, loc, rest, done);
-  }
-  scf::YieldOp::create(rewriter, loc, out);
+  scf::YieldOp::create(rewriter, loc, emitSlices());
   rewriter.setInsertionPointToStart(branch.elseBlock());
   scf::YieldOp::create(rewriter, loc,
                        emitKeysMajorKernel(rewriter, op, maxRows, kvTile));
@@ -693,7 +705,8 @@ LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
   if (!ShapedType::isDynamic(lq) && lq <= rowMajorRows && rowMajor)
     result = cpu::emitRowMajorKernel(rewriter, op, kvTile);
   else if (!cases.empty())
-    result = emitRowCountCases(rewriter, op, cases, maxRows, kvTile);
+    result = emitRowCountCases(
+        rewriter, op, cases, std::min(rowMajorRows, maxRows), maxRows, kvTile);
   else
     result = emitKeysMajorKernel(rewriter, op, maxRows, kvTile);
   rewriter.replaceOp(op, result);
@@ -736,14 +749,15 @@ struct AttnTilePass : attn::impl::AttnTileBase<AttnTilePass> {
       if (onlineSoftmax)
         convertBoolMaskToAdditive(rewriter, op);
       // The row counts of tiles whose rows are known only at run time: with
-      // a static Lq, only the last tile's remainder.
+      // a static Lq, only a full tile's and the last tile's remainder, each
+      // then a kernel of its own, as if static.
       SmallVector<int64_t> rowCases(dynamicRowCases.begin(),
                                     dynamicRowCases.end());
       int64_t lq = op.getQuerySeqLen();
       if (!ShapedType::isDynamic(lq)) {
         rowCases.clear();
         if (lq > qTile && lq % qTile != 0)
-          rowCases.push_back(lq % qTile);
+          rowCases.assign({qTile, lq % qTile});
       }
       FailureOr<SmallVector<AttentionOp>> tiles =
           tileAttentionOverRows(rewriter, op, qTile);

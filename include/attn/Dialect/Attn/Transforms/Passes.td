@@ -223,15 +223,19 @@ def AttnPackGQA : Pass<"attn-pack-gqa"> {
 
     A kernel may have a faster path for few rows: the CPU's row-major
     kernel, for up to `row-major-rows` static rows and for the run-time
-    counts that are sums of `dynamic-row-cases` (see --attn-tile; any
-    count up to the largest case, 8 by default). Where the rows are
-    known only at run time, the choice then also asks that packing not
-    take that path from the op's rows while leaving at most
-    `row-major-rows` packed rows without it (decoding with a group of
-    more than 8: packed 0.24x to 0.41x as fast), unless the group has at
-    least half of `block-rows` heads (one tile of the kernel for many rows
-    then costs less than that many ops of few rows). With static rows and
-    group the static tile test decides, as before.
+    counts up to that and `block-rows` that are sums of
+    `dynamic-row-cases` (see --attn-tile; with the default cases 1, 2, 4
+    and 8, every such count). Where the rows are known only at run time,
+    the choice then also asks that packing not take that path from the
+    op's rows while leaving the packed rows, one tile of at most
+    `row-major-rows`, without it (say, one query row, the cases 2, 4 and
+    8 and an odd group; when only counts up to 8 had the kernel, decoding
+    with a group of more than 8 measured packed 0.24x to 0.41x as fast),
+    unless the group has at least half of `block-rows` heads (one tile of
+    the kernel for many rows then costs less than that many ops of few
+    rows). With a case of 1 row no count loses the path, and no such test
+    is emitted.
+    With static rows and group the static tile test decides, as before.
 
     A mask or bias dim broadcasts only where it is a static 1; a dynamic
     one is full size, as everywhere in the op.
@@ -253,8 +257,8 @@ def AttnPackGQA : Pass<"attn-pack-gqa"> {
            "run-time counts of dynamic-row-cases">,
     ListOption<"dynamicRowCases", "dynamic-row-cases", "int64_t",
                "The run-time row counts (up to row-major-rows) that have the "
-               "kernel for few rows, as do their sums (as --attn-tile's "
-               "option)",
+               "kernel for few rows, as do their sums up to row-major-rows "
+               "(as --attn-tile's option)",
                "llvm::cl::list_init<int64_t>({1, 2, 4, 8})">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark at every grouped-query op that is not packed, "
@@ -337,14 +341,22 @@ def AttnTile : Pass<"attn-tile"> {
     accumulators).
 
     A tile whose row count is known only at run time (a dynamic Lq, or
-    the last tile of one) tests that count: where it is a sum of the
-    counts listed in `dynamic-row-cases` (up to `row-major-rows`) taken
-    largest first, which with a case of 1 is any count up to the largest
-    case, the rows run the row-major kernels of those counts on
-    consecutive slices (7 rows: 4, then 2, then 1); any other count runs
-    the keys-major kernel. Frontends that leave the sequence length
-    dynamic so decode with the row-major kernel too, and packed GQA
-    groups known only at run time (7 query heads per KV head) take it.
+    the last tile of one) tests that count: where it is at most
+    `row-major-rows` and a sum of the counts listed in
+    `dynamic-row-cases` taken largest first, which with a case of 1 is
+    any such count, the rows run the row-major kernels of those counts on
+    consecutive slices (7 rows: 4, then 2, then 1; 24 rows: 8 three
+    times); any other count runs the keys-major kernel, which a tile of
+    at most `row-major-rows` rows with a case of 1 then does not have.
+    Each slice reads the keys and values again, but the row-major kernel
+    on 8 rows at a time is still 1.3x to 2.2x as fast as the keys-major
+    kernel on up to 32 (docs/performance.md). Frontends that leave the
+    sequence length dynamic so decode with the row-major kernel too, and
+    packed GQA groups known only at run time (7 or 16 query heads per KV
+    head) take it. A static Lq that q-tile does not divide leaves tiles of
+    q-tile rows and one of the remainder, both counts known only at run
+    time: those two, where at most `row-major-rows`, are its cases, so
+    each tile runs the kernel its count would have if static.
 
     With causal masking the key loop stops after the last block any row of
     the tile can see, and is split in two: blocks entirely visible to every
@@ -375,7 +387,8 @@ def AttnTile : Pass<"attn-tile"> {
                "Run-time row counts (each at most row-major-rows) that have "
                "a row-major kernel specialized to them; a tile whose rows "
                "are known only at run time runs those of the counts that "
-               "sum to its rows, largest first, where they do",
+               "sum to its rows, largest first, where they do and the rows "
+               "are at most row-major-rows",
                "llvm::cl::list_init<int64_t>({1, 2, 4, 8})">,
     Option<"onlineSoftmax", "online-softmax", "bool", /*default=*/"true",
            "Lower each tile to the online-softmax loop (false: only tile, "

@@ -43,9 +43,9 @@ tileAttentionOverRows(RewriterBase &rewriter, AttentionOp op, int64_t qTile);
 /// static number of rows up to `rowMajorRows` (decoding), along the head
 /// dims (see --attn-tile). A tile of rows known only at run time runs the
 /// row-major kernels of `rowCases` (up to `rowMajorRows`) on slices of its
-/// rows where their count is a sum of the cases taken largest first, and
-/// the keys-major kernel otherwise. Fails without changing the IR when `op`
-/// is not such a tile.
+/// rows where their count, at most `rowMajorRows`, is a sum of the cases
+/// taken largest first, and the keys-major kernel otherwise. Fails without
+/// changing the IR when `op` is not such a tile.
 LogicalResult lowerAttentionTileToOnlineSoftmax(
     RewriterBase &rewriter, AttentionOp op, int64_t maxRows, int64_t kvTile,
     int64_t rowMajorRows = 0, ArrayRef<int64_t> rowCases = {});
@@ -58,11 +58,12 @@ SmallVector<int64_t> getRowMajorRowCases(ArrayRef<int64_t> dynamicRowCases,
                                          int64_t rowMajorRows, int64_t maxRows);
 
 /// Whether a tile of `rows` query rows, a count known only at run time,
-/// takes row-major kernels (i1): whether `rows` is a sum of `cases` (those
-/// of getRowMajorRowCases) taken greedily, largest first; with a case of 1
-/// row, every count up to the largest case is.
+/// takes row-major kernels (i1): whether `rows` is at most `maxRows` and a
+/// sum of `cases` (those of getRowMajorRowCases, at most `maxRows`) taken
+/// greedily, largest first; with a case of 1 row, every count up to
+/// `maxRows` is.
 Value emitHasRowMajorKernels(OpBuilder &b, Location loc, Value rows,
-                             ArrayRef<int64_t> cases);
+                             ArrayRef<int64_t> cases, int64_t maxRows);
 
 /// Rewrites `op` (grouped-query, Hq = g * Hkv) into an attention with Hkv
 /// heads of g * Lq query rows, on reshaped views of its query, init, mask
