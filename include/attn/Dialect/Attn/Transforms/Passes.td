@@ -349,7 +349,7 @@ def AttnTile : Pass<"attn-tile"> {
     times); any other count runs the keys-major kernel, which a tile of
     at most `row-major-rows` rows with a case of 1 then does not have.
     Each slice reads the keys and values again, but the row-major kernel
-    on 8 rows at a time is still 1.3x to 2.2x as fast as the keys-major
+    on 8 rows at a time is still 1.3x to 3.0x as fast as the keys-major
     kernel on up to 32 (docs/performance.md). Frontends that leave the
     sequence length dynamic so decode with the row-major kernel too, and
     packed GQA groups known only at run time (7 or 16 query heads per KV
