@@ -118,9 +118,19 @@ func.func @dynamic_rows(%q: tensor<8x?x64xf16>, %k: tensor<2x?x64xf16>,
 // HALF: scf.if %[[FILLS]]
 // HALF-LABEL: func.func @dynamic_rows_smaller_group
 // HALF: %[[FILLS:.*]] = arith.cmpi ult
-// HALF: %[[NOTMANY:.*]] = arith.cmpi ule, %{{.*}}, %c32
-// HALF: %[[PACKEDLOSES:.*]] = arith.andi %{{.*}}, %[[NOTMANY]]
-// HALF: %[[LOSES:.*]] = arith.andi %{{.*}}, %[[PACKEDLOSES]]
+// HALF: %[[NOTMANY:.*]] = arith.cmpi ule, %[[PACKED:.*]], %c32
+// HALF: %[[PBY8:.*]] = arith.remui %[[PACKED]], %c8
+// HALF: %[[PBY4:.*]] = arith.remui %[[PBY8]], %c4
+// HALF: %[[PBY2:.*]] = arith.remui %[[PBY4]], %c2
+// HALF: %[[PODD:.*]] = arith.cmpi ne, %[[PBY2]], %c0
+// HALF: %[[PACKEDLOSES:.*]] = arith.andi %[[NOTMANY]], %[[PODD]]
+// HALF: %[[FEWLQ:.*]] = arith.cmpi ule, %[[LQ:.*]], %c32
+// HALF: %[[BY8:.*]] = arith.remui %[[LQ]], %c8
+// HALF: %[[BY4:.*]] = arith.remui %[[BY8]], %c4
+// HALF: %[[BY2:.*]] = arith.remui %[[BY4]], %c2
+// HALF: %[[EVEN:.*]] = arith.cmpi eq, %[[BY2]], %c0
+// HALF: %[[LQHAS:.*]] = arith.andi %[[FEWLQ]], %[[EVEN]]
+// HALF: %[[LOSES:.*]] = arith.andi %[[LQHAS]], %[[PACKEDLOSES]]
 // HALF: %[[KEEPS:.*]] = arith.xori %[[LOSES]], %true
 // HALF: %[[PACK:.*]] = arith.andi %[[FILLS]], %[[KEEPS]]
 // HALF: scf.if %[[PACK]]
@@ -329,10 +339,8 @@ func.func @strided(%q: memref<8x2x64xf16, strided<[256, 64, 1]>>, %k: memref<2x9
 // FEW: %[[BY8:.*]] = arith.remui %[[G]], %c8
 // FEW: %[[BY4:.*]] = arith.remui %[[BY8]], %c4
 // FEW: %[[BY2:.*]] = arith.remui %[[BY4]], %c2
-// FEW: %[[SUM:.*]] = arith.cmpi eq, %[[BY2]], %c0
-// FEW: %[[HAS:.*]] = arith.andi %[[FEWROWS]], %[[SUM]]
-// FEW: %[[LACKS:.*]] = arith.xori %[[HAS]], %true
-// FEW: %[[FEWLOSES:.*]] = arith.andi %[[LACKS]], %[[FEWROWS]]
+// FEW: %[[ODD:.*]] = arith.cmpi ne, %[[BY2]], %c0
+// FEW: %[[FEWLOSES:.*]] = arith.andi %[[FEWROWS]], %[[ODD]]
 // FEW: %[[TWOG:.*]] = arith.muli %[[G]], %c2
 // FEW: %[[SMALLG:.*]] = arith.cmpi ult, %[[TWOG]], %c128
 // FEW: %[[LOSES:.*]] = arith.andi %[[FEWLOSES]], %[[SMALLG]]

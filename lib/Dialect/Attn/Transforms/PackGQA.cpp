@@ -194,23 +194,23 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
       blockRows > 0 ? std::min(rowMajorRows, blockRows) : rowMajorRows;
   SmallVector<int64_t> cases =
       getRowMajorRowCases(rowCases, rowMajorRows, caseRows);
-  if (llvm::is_contained(cases, 1))
+  if (rowCasesCoverEveryCount(cases))
     return Value();
   auto constant = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // Whether the run-time row count `rows` has row-major kernels.
-  auto hasKernels = [&](Value rows) {
-    return emitHasRowMajorKernels(b, loc, rows, cases, caseRows);
-  };
+  // Packed rows that fit a tile of cases without the kernel: not a sum of
+  // cases (any count, without cases).
   Value packedRows = arith::MulIOp::create(
       b, loc, lq, getValueOrCreateConstantIndexOp(b, loc, group));
-  Value packedLacksIt =
-      arith::XOrIOp::create(b, loc, hasKernels(packedRows),
-                            arith::ConstantIntOp::create(b, loc, 1, 1));
-  Value fewPacked = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                          packedRows, constant(caseRows));
-  Value loses = arith::AndIOp::create(b, loc, packedLacksIt, fewPacked);
+  Value loses = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                      packedRows, constant(caseRows));
+  if (!cases.empty())
+    loses = arith::AndIOp::create(
+        b, loc, loses,
+        arith::XOrIOp::create(
+            b, loc, emitIsGreedySumOfRowCases(b, loc, packedRows, cases),
+            arith::ConstantIntOp::create(b, loc, 1, 1)));
   if (!staticGroup && blockRows > 0)
     loses = arith::AndIOp::create(
         b, loc, loses,
@@ -221,7 +221,8 @@ static Value emitLosesRowMajorKernel(OpBuilder &b, Location loc, AttentionOp op,
   // Static rows up to rowMajorRows have the kernel; run-time ones if a sum
   // of cases.
   if (dynamicLq)
-    loses = arith::AndIOp::create(b, loc, hasKernels(lq), loses);
+    loses = arith::AndIOp::create(
+        b, loc, emitHasRowMajorKernels(b, loc, lq, cases, caseRows), loses);
   return loses;
 }
 

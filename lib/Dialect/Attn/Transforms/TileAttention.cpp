@@ -575,28 +575,34 @@ static SmallVector<int64_t> largestFirst(ArrayRef<int64_t> cases) {
   return sorted;
 }
 
+Value mlir::attn::emitIsGreedySumOfRowCases(OpBuilder &b, Location loc,
+                                            Value rows,
+                                            ArrayRef<int64_t> cases) {
+  assert(!cases.empty() && "no row cases");
+  if (rowCasesCoverEveryCount(cases))
+    return arith::ConstantIntOp::create(b, loc, 1, 1);
+  Value rest = rows;
+  for (int64_t count : largestFirst(cases))
+    rest = arith::RemUIOp::create(
+        b, loc, rest, arith::ConstantIndexOp::create(b, loc, count));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest,
+                               arith::ConstantIndexOp::create(b, loc, 0));
+}
+
 Value mlir::attn::emitHasRowMajorKernels(OpBuilder &b, Location loc, Value rows,
                                          ArrayRef<int64_t> cases,
                                          int64_t maxRows) {
   if (cases.empty())
     return arith::ConstantIntOp::create(b, loc, 0, 1);
-  SmallVector<int64_t> sorted = largestFirst(cases);
-  assert(sorted.front() <= maxRows && "a case past the row limit");
-  auto constant = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rows,
-                                    constant(maxRows));
-  // With a case of 1 row the greedy sum leaves nothing for any count (and
-  // without one, 1 row is left over).
-  if (llvm::is_contained(sorted, 1))
+  assert(llvm::all_of(cases, [&](int64_t n) { return n <= maxRows; }) &&
+         "a case past the row limit");
+  Value few =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rows,
+                            arith::ConstantIndexOp::create(b, loc, maxRows));
+  if (rowCasesCoverEveryCount(cases))
     return few;
-  Value rest = rows;
-  for (int64_t count : sorted)
-    rest = arith::RemUIOp::create(b, loc, rest, constant(count));
-  Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest,
-                                     constant(0));
-  return arith::AndIOp::create(b, loc, few, none);
+  return arith::AndIOp::create(b, loc, few,
+                               emitIsGreedySumOfRowCases(b, loc, rows, cases));
 }
 
 /// Tile `op`, whose rows are known only at run time: where their count is
@@ -642,7 +648,7 @@ static Value emitRowCountCases(RewriterBase &rewriter, AttentionOp op,
   };
   // With a case of 1 row and cases up to the tile's rows, every count has
   // them: no keys-major kernel.
-  if (llvm::is_contained(rowCases, 1) && caseRows >= maxRows)
+  if (rowCasesCoverEveryCount(rowCases) && caseRows >= maxRows)
     return emitSlices();
   auto branch = scf::IfOp::create(
       rewriter, loc, op.getInitType(),

@@ -57,11 +57,21 @@ LogicalResult lowerAttentionTileToOnlineSoftmax(
 SmallVector<int64_t> getRowMajorRowCases(ArrayRef<int64_t> dynamicRowCases,
                                          int64_t rowMajorRows, int64_t maxRows);
 
+/// Whether the run-time row counts `cases` cover every count up to the
+/// largest: a case of 1 row leaves nothing over from a greedy sum.
+inline bool rowCasesCoverEveryCount(ArrayRef<int64_t> cases) {
+  return llvm::is_contained(cases, 1);
+}
+
+/// Whether `rows`, a count known only at run time, is a sum of `cases` (not
+/// empty) taken greedily, largest first (i1): `rows` modulo each case in
+/// turn leaves 0. A constant true where rowCasesCoverEveryCount(cases).
+Value emitIsGreedySumOfRowCases(OpBuilder &b, Location loc, Value rows,
+                                ArrayRef<int64_t> cases);
+
 /// Whether a tile of `rows` query rows, a count known only at run time,
 /// takes row-major kernels (i1): whether `rows` is at most `maxRows` and a
-/// sum of `cases` (those of getRowMajorRowCases, at most `maxRows`) taken
-/// greedily, largest first; with a case of 1 row, every count up to
-/// `maxRows` is.
+/// greedy sum of `cases` (those of getRowMajorRowCases, at most `maxRows`).
 Value emitHasRowMajorKernels(OpBuilder &b, Location loc, Value rows,
                              ArrayRef<int64_t> cases, int64_t maxRows);
 
