@@ -450,31 +450,31 @@ func.func @row_major_threshold(%q4: tensor<1x4x32xf32>, %q5: tensor<1x5x32xf32>,
 // With a static Lq that is not a multiple of q-tile, the tile's count is
 // known only at run time, but it is either q-tile or the remainder: Lq = 18
 // is one tile of 16 rows and one of 2, so the cases are 16 and 2 (not the
-// dynamic-row-cases), which a count is when it is at most 16 and the rest
-// after 16 is even; each tile then takes the kernel of its count, as if
-// static. A dynamic Lq has the cases 1, 2, 4 and 8, which cover every count
-// up to the tile's 16 rows (16 rows: 8 twice): no keys-major kernel. With
-// dynamic-row-cases=3 the cases of a dynamic Lq are 3 alone: multiples of 3
-// up to 16 run it once per 3 rows, and the others the keys-major kernel.
+// dynamic-row-cases), and each tile takes the kernel of its count, as if
+// static. The count is always a case, so there is no keys-major kernel (with
+// row-major-rows=4, 16 is no case: 2 rows take the kernel of 2, 16 the
+// keys-major one). A dynamic Lq has the cases 1, 2, 4 and 8, which cover
+// every count up to the tile's 16 rows (16 rows: 8 twice): no keys-major
+// kernel either. With dynamic-row-cases=3 the cases of a dynamic Lq are 3
+// alone: multiples of 3 up to 16 run it once per 3 rows, and the others the
+// keys-major kernel.
 // ROW-LABEL: func @row_count_cases
 // ROW: scf.forall
 // ROW: %[[N:.*]] = affine.min
-// ROW: %[[FEW:.*]] = arith.cmpi ule, %[[N]], %c16
-// ROW: %[[AFTER16:.*]] = arith.remui %[[N]], %c16
-// ROW: %[[REST:.*]] = arith.remui %[[AFTER16]], %c2
-// ROW: %[[NONE:.*]] = arith.cmpi eq, %[[REST]], %c0
-// ROW: %[[CASES:.*]] = arith.andi %[[FEW]], %[[NONE]]
-// ROW: scf.if %[[CASES]] -> (tensor<1x?x32xf32>) {
+// ROW-NOT: scf.if
 // ROW: %[[SIXTEENS:.*]] = arith.divui %[[N]], %c16
 // ROW: scf.for %{{.*}} = %c0 to %[[SIXTEENS]]
 // ROW: tensor.extract_slice {{.*}} to tensor<1x16x32xf32>
 // ROW: vector.fma {{.*}} : vector<16x16xf32>
+// ROW: %[[DONE16:.*]] = arith.muli %[[SIXTEENS]], %c16
+// ROW: %[[REST16:.*]] = arith.subi %[[N]], %[[DONE16]]
+// ROW: %[[TWOS:.*]] = arith.divui %[[REST16]], %c2
+// ROW: scf.for %{{.*}} = %c0 to %[[TWOS]]
 // ROW: tensor.extract_slice {{.*}} to tensor<1x2x32xf32>
 // ROW: vector.fma {{.*}} : vector<16x16xf32>
 // ROW-NOT: tensor<1x1x32xf32>
-// ROW: } else {
-// ROW-NOT: vector<16x16xf32>
-// ROW: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
+// ROW-NOT: scf.if
+// ROW-NOT: vector<32x16xf32>
 // ROW: scf.forall
 // ROW: %[[ND:.*]] = affine.min
 // ROW-NOT: scf.if
@@ -487,8 +487,12 @@ func.func @row_major_threshold(%q4: tensor<1x4x32xf32>, %q5: tensor<1x5x32xf32>,
 // ROW-NOT: vector<32x16xf32>
 // ROW: return
 // CASE3-LABEL: func @row_count_cases
-// CASE3: arith.cmpi ule, %{{.*}}, %c16
+// CASE3: affine.min
+// CASE3-NOT: scf.if
 // CASE3: to tensor<1x16x32xf32>
+// CASE3: to tensor<1x2x32xf32>
+// CASE3-NOT: scf.if
+// CASE3-NOT: vector<32x16xf32>
 // CASE3: scf.forall
 // CASE3: %[[N:.*]] = affine.min
 // CASE3: %[[FEW:.*]] = arith.cmpi ule, %[[N]], %c16
@@ -505,6 +509,18 @@ func.func @row_major_threshold(%q4: tensor<1x4x32xf32>, %q5: tensor<1x5x32xf32>,
 // CASE3-NOT: tensor<1x2x32xf32>
 // CASE3: } else {
 // CASE3: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
+// ROW4-LABEL: func @row_count_cases
+// ROW4: %[[N:.*]] = affine.min
+// ROW4: %[[FEW:.*]] = arith.cmpi ule, %[[N]], %c4
+// ROW4: %[[REST:.*]] = arith.remui %[[N]], %c2
+// ROW4: %[[NONE:.*]] = arith.cmpi eq, %[[REST]], %c0
+// ROW4: %[[PAIRS:.*]] = arith.andi %[[FEW]], %[[NONE]]
+// ROW4: scf.if %[[PAIRS]] -> (tensor<1x?x32xf32>) {
+// ROW4-NOT: to tensor<1x16x32xf32>
+// ROW4: to tensor<1x2x32xf32>
+// ROW4: } else {
+// ROW4: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [0] : vector<32x16xf32> to vector<16xf32>
+// ROW4: scf.forall
 func.func @row_count_cases(%q: tensor<1x18x32xf32>, %qd: tensor<1x?x32xf32>, %k: tensor<1x64x32xf32>,
                            %o: tensor<1x18x32xf32>, %od: tensor<1x?x32xf32>) -> (tensor<1x18x32xf32>, tensor<1x?x32xf32>) {
   %r = attn.attention ins(%q, %k, %k : tensor<1x18x32xf32>, tensor<1x64x32xf32>, tensor<1x64x32xf32>)

@@ -613,10 +613,12 @@ Value mlir::attn::emitHasRowMajorKernels(OpBuilder &b, Location loc, Value rows,
 /// case takes its one kernel; 7 rows with the default cases take those of
 /// 4, 2 and 1 rows, and 24 rows that of 8 rows three times: each reads K
 /// and V again, but with few rows, the row-major kernel is still the
-/// faster (docs/performance.md).
+/// faster (docs/performance.md). With `onlyRowCases`, the count is always
+/// one of `rowCases`.
 static Value emitRowCountCases(RewriterBase &rewriter, AttentionOp op,
                                ArrayRef<int64_t> rowCases, int64_t caseRows,
-                               int64_t maxRows, int64_t kvTile) {
+                               int64_t maxRows, int64_t kvTile,
+                               bool onlyRowCases) {
   Location loc = op.getLoc();
   Value rows =
       tensor::DimOp::create(rewriter, loc, op.getQuery(), op.getRank() - 2);
@@ -646,9 +648,10 @@ static Value emitRowCountCases(RewriterBase &rewriter, AttentionOp op,
     }
     return out;
   };
-  // With a case of 1 row and cases up to the tile's rows, every count has
-  // them: no keys-major kernel.
-  if (rowCasesCoverEveryCount(rowCases) && caseRows >= maxRows)
+  // With a case of 1 row and cases up to the tile's rows, or where the count
+  // is always a case, every count has them: no keys-major kernel.
+  if (onlyRowCases ||
+      (rowCasesCoverEveryCount(rowCases) && caseRows >= maxRows))
     return emitSlices();
   auto branch = scf::IfOp::create(
       rewriter, loc, op.getInitType(),
@@ -676,7 +679,7 @@ mlir::attn::getRowMajorRowCases(ArrayRef<int64_t> dynamicRowCases,
 
 LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
     RewriterBase &rewriter, AttentionOp op, int64_t maxRows, int64_t kvTile,
-    int64_t rowMajorRows, ArrayRef<int64_t> rowCases) {
+    int64_t rowMajorRows, ArrayRef<int64_t> rowCases, bool onlyRowCases) {
   if (!op.hasPureTensorSemantics())
     return rewriter.notifyMatchFailure(op, "not on tensors");
   int64_t rank = op.getRank();
@@ -712,7 +715,10 @@ LogicalResult mlir::attn::lowerAttentionTileToOnlineSoftmax(
     result = cpu::emitRowMajorKernel(rewriter, op, kvTile);
   else if (!cases.empty())
     result = emitRowCountCases(
-        rewriter, op, cases, std::min(rowMajorRows, maxRows), maxRows, kvTile);
+        rewriter, op, cases, std::min(rowMajorRows, maxRows), maxRows, kvTile,
+        onlyRowCases && llvm::all_of(rowCases, [&](int64_t count) {
+          return llvm::is_contained(cases, count);
+        }));
   else
     result = emitKeysMajorKernel(rewriter, op, maxRows, kvTile);
   rewriter.replaceOp(op, result);
@@ -760,7 +766,8 @@ struct AttnTilePass : attn::impl::AttnTileBase<AttnTilePass> {
       SmallVector<int64_t> rowCases(dynamicRowCases.begin(),
                                     dynamicRowCases.end());
       int64_t lq = op.getQuerySeqLen();
-      if (!ShapedType::isDynamic(lq)) {
+      bool staticLq = !ShapedType::isDynamic(lq);
+      if (staticLq) {
         rowCases.clear();
         if (lq > qTile && lq % qTile != 0)
           rowCases.assign({qTile, lq % qTile});
@@ -775,7 +782,8 @@ struct AttnTilePass : attn::impl::AttnTileBase<AttnTilePass> {
         continue;
       for (AttentionOp tile : *tiles)
         if (failed(lowerAttentionTileToOnlineSoftmax(
-                rewriter, tile, qTile, kvTile, rowMajorRows, rowCases))) {
+                rewriter, tile, qTile, kvTile, rowMajorRows, rowCases,
+                /*onlyRowCases=*/staticLq))) {
           tile.emitError("attn-tile: failed to lower a tile to the "
                          "online-softmax loop");
           return signalPassFailure();

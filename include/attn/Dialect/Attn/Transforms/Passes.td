@@ -356,7 +356,8 @@ def AttnTile : Pass<"attn-tile"> {
     head) take it. A static Lq that q-tile does not divide leaves tiles of
     q-tile rows and one of the remainder, both counts known only at run
     time: those two, where at most `row-major-rows`, are its cases, so
-    each tile runs the kernel its count would have if static.
+    each tile runs the kernel its count would have if static, and where
+    both are, the tiles have no keys-major kernel.
 
     With causal masking the key loop stops after the last block any row of
     the tile can see, and is split in two: blocks entirely visible to every

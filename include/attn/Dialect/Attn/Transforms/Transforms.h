@@ -44,11 +44,16 @@ tileAttentionOverRows(RewriterBase &rewriter, AttentionOp op, int64_t qTile);
 /// dims (see --attn-tile). A tile of rows known only at run time runs the
 /// row-major kernels of `rowCases` (up to `rowMajorRows`) on slices of its
 /// rows where their count, at most `rowMajorRows`, is a sum of the cases
-/// taken largest first, and the keys-major kernel otherwise. Fails without
-/// changing the IR when `op` is not such a tile.
-LogicalResult lowerAttentionTileToOnlineSoftmax(
-    RewriterBase &rewriter, AttentionOp op, int64_t maxRows, int64_t kvTile,
-    int64_t rowMajorRows = 0, ArrayRef<int64_t> rowCases = {});
+/// taken largest first, and the keys-major kernel otherwise; with
+/// `onlyRowCases` (the count is always one of `rowCases`, as for the tiles
+/// of a static Lq), no keys-major kernel where every case has its own.
+/// Fails without changing the IR when `op` is not such a tile.
+LogicalResult lowerAttentionTileToOnlineSoftmax(RewriterBase &rewriter,
+                                                AttentionOp op, int64_t maxRows,
+                                                int64_t kvTile,
+                                                int64_t rowMajorRows = 0,
+                                                ArrayRef<int64_t> rowCases = {},
+                                                bool onlyRowCases = false);
 
 /// The run-time row counts of `dynamicRowCases` that get a row-major kernel
 /// of their own in tiles of at most `maxRows` rows (see --attn-tile): those
