@@ -657,7 +657,7 @@ def compile_attention(
     context = context or Context()
     module = context.parse(text)
     module.verify()
-    libraries = []
+    libraries = _float16_libraries()
     if threads == 1:
         module.run_cpu_pipeline()
     else:
@@ -687,6 +687,18 @@ def _openmp_library():
             f"ATTN_MLIR_OPENMP_LIBRARY"
         )
     return path
+
+
+def _float16_libraries():
+    """MLIR's bf16 conversion functions (`__truncsfbf2`), for the code that
+    LLVM legalizes into calls to them on hosts without bf16 instructions
+    (masked bf16 vector loads without AVX-512 BF16): what mlir-runner gets
+    from libmlir_c_runner_utils.so. Empty where the library is missing."""
+    try:
+        from ._build_config import FLOAT16_UTILS_LIBRARY as path
+    except ImportError:
+        return []
+    return [path] if path and os.path.isfile(path) else []
 
 
 _cache = {}
