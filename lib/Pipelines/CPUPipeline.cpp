@@ -139,6 +139,8 @@ void mlir::attn::buildAttnCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // Without AVX-512 BF16, LLVM would convert every bf16 value it moves.
+  pm.addPass(attn::createAttnLLVMBF16AsI16());
 }
 
 void mlir::attn::registerAttnPipelines() {

@@ -690,10 +690,12 @@ def _openmp_library():
 
 
 def _float16_libraries():
-    """MLIR's bf16 conversion functions (`__truncsfbf2`), for the code that
-    LLVM legalizes into calls to them on hosts without bf16 instructions
-    (masked bf16 vector loads without AVX-512 BF16): what mlir-runner gets
-    from libmlir_c_runner_utils.so. Empty where the library is missing."""
+    """MLIR's bf16 conversion functions (`__truncsfbf2`), which LLVM calls
+    for bf16 values on hosts without bf16 instructions (AVX2): what
+    mlir-runner gets from libmlir_c_runner_utils.so. The CPU pipeline's
+    kernels carry bf16 as i16 (`--attn-llvm-bf16-as-i16`), so only a module
+    that pass leaves unchanged needs them. Empty where the library is
+    missing."""
     try:
         from ._build_config import FLOAT16_UTILS_LIBRARY as path
     except ImportError:

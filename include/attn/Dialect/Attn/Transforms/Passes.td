@@ -622,4 +622,29 @@ def AttnGPULaunchBounds : Pass<"attn-gpu-launch-bounds",
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }
 
+def AttnLLVMBF16AsI16 : Pass<"attn-llvm-bf16-as-i16", "::mlir::ModuleOp"> {
+  let summary = "Carry bf16 values of LLVM dialect code as i16 bits";
+  let description = [{
+    On a host without native bf16 arithmetic (x86 without AVX-512 BF16),
+    LLVM's code generator treats every `bfloat` value as a float to be
+    promoted: vectors of it passed to functions, selected or shuffled
+    become per-element calls to `__truncsfbf2`, a soft-float function that
+    only compiler-rt or MLIR's `libmlir_float16_utils` defines. The CPU
+    pipeline's kernels only move bf16 data (`arith-expand` turns their
+    conversions into integer ops), so the calls cost compile time and run
+    time and need that library at link time for nothing.
+
+    This pass rewrites a module in which bf16 appears only in ops that move
+    bits (loads, stores, masked loads and stores, calls and branches
+    between the module's own functions, selects, shuffles, element and
+    aggregate inserts and extracts, constants, globals, GEPs and allocas)
+    to use `i16` in its place: types, constants (bit for bit) and
+    signatures. Bitcasts between bf16 and i16 become no-ops and are
+    removed. A module where any other op mentions bf16 (float arithmetic,
+    a conversion, a function that is not local to the module) is left
+    unchanged: its meaning or ABI would change. `--attn-cpu-pipeline` runs
+    it last.
+  }];
+}
+
 #endif // ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_TD
