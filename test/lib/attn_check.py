@@ -66,12 +66,16 @@ TOOL_TIMEOUT_S = 600
 # mlir-runner JIT-compiles each program once, at LLVM's default code
 # generation level, and its compile is most of a check's time: the GPU
 # emulation's 128-lane vectors make basic blocks that the greedy register
-# allocator and the two instruction schedulers take seconds over. These
-# options choose the fast register allocator and skip both schedulers; they
-# reorder and reassign registers only, so every program computes the same
-# bits (docs/reliability.md has the measurement).
+# allocator and the two instruction schedulers take seconds over, and the
+# CPU kernels of a dynamic shape are large. These options choose the fast
+# register allocator and skip both schedulers, register coalescing and the
+# machine-level sinking, CSE and LICM; they move, merge or reassign
+# instructions only, so every program computes the same bits
+# (docs/reliability.md has the measurements).
 RUNNER_CODEGEN_OPTIONS = ["-regalloc=fast", "-enable-misched=false",
-                          "-post-RA-scheduler=false"]
+                          "-post-RA-scheduler=false",
+                          "-join-liveintervals=false", "-disable-machine-sink",
+                          "-disable-machine-cse", "-disable-machine-licm"]
 
 # The fast allocator gives values stack slots of their own, and an emulated
 # kernel's frame holds hundreds of 128-lane vectors: some (f32, 112 or 128
