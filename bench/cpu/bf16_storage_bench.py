@@ -20,59 +20,17 @@ import statistics
 import subprocess
 import tempfile
 
-from mlir_bench import LLVM, RUNNER_LIBS, mlir_fill
+from mlir_bench import LLVM, RUNNER_LIBS, mlir_fill, timing_module
 
 
 def program(b, h, lq, lk, d, reps, causal):
-    """@main fills f32 q, k, v, truncates them to bf16 and times `reps`
-    calls of a bf16 @attention, then prints the last output's sum."""
-    tq32, tk32 = f"tensor<{b}x{h}x{lq}x{d}xf32>", f"tensor<{b}x{h}x{lk}x{d}xf32>"
-    tq, tk = tq32.replace("f32>", "bf16>"), tk32.replace("f32>", "bf16>")
+    """Times `reps` calls of a bf16 @attention on f32 fills truncated to
+    bf16; prints the last output's sum."""
+    tq, tk = f"tensor<{b}x{h}x{lq}x{d}xf32>", f"tensor<{b}x{h}x{lk}x{d}xf32>"
     fills = "".join(mlir_fill(n, m, t) for n, m, t in
-                    (("qf", 7, tq32), ("kf", 5, tk32), ("vf", 3, tk32)))
+                    (("q", 7, tq), ("k", 5, tk), ("v", 3, tk)))
     attrs = f"scale = {d ** -0.5:.9e}" + (" causal = top_left" if causal else "")
-    return f"""
-func.func private @rtclock() -> f64
-func.func private @printF64(f64)
-func.func private @printNewline()
-func.func @attention(%q: {tq}, %k: {tk}, %v: {tk}) -> {tq} {{
-  %init = tensor.empty() : {tq}
-  %r = attn.attention ins(%q, %k, %v : {tq}, {tk}, {tk}) outs(%init : {tq}) {attrs} -> {tq}
-  return %r : {tq}
-}}
-func.func @main() {{
-{fills}
-  %q = arith.truncf %qf : {tq32} to {tq}
-  %k = arith.truncf %kf : {tk32} to {tk}
-  %v = arith.truncf %vf : {tk32} to {tk}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = arith.constant {reps} : index
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<f32>
-  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<f32>) -> tensor<f32>
-  %last = scf.for %it = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {{
-    %t0 = func.call @rtclock() : () -> f64
-    %r = func.call @attention(%q, %k, %v) : ({tq}, {tk}, {tk}) -> {tq}
-    %t1 = func.call @rtclock() : () -> f64
-    %dt = arith.subf %t1, %t0 : f64
-    func.call @printF64(%dt) : (f64) -> ()
-    func.call @printNewline() : () -> ()
-    %rf = arith.extf %r : {tq} to {tq32}
-    %s = linalg.reduce ins(%rf : {tq32}) outs(%init : tensor<f32>) dimensions = [0, 1, 2, 3]
-      (%x: f32, %y: f32) {{
-        %z = arith.addf %x, %y : f32
-        linalg.yield %z : f32
-      }}
-    %sum = tensor.extract %s[] : tensor<f32>
-    scf.yield %sum : f32
-  }}
-  %s64 = arith.extf %last : f32 to f64
-  func.call @printF64(%s64) : (f64) -> ()
-  func.call @printNewline() : () -> ()
-  return
-}}
-"""
+    return timing_module(tq, tk, attrs, fills, reps, storage="bf16")
 
 
 def run(path, reps):

@@ -94,7 +94,8 @@ def dynamic_leading_dims(tensor_type, n):
     return "tensor<" + "x".join(["?"] * n + dims[n:]) + ">"
 
 
-def timing_module(tq, tk, attrs, fills, reps, dynamic_dims=0, tb=None):
+def timing_module(tq, tk, attrs, fills, reps, dynamic_dims=0, tb=None,
+                  storage=None):
     """A module whose @main fills q ([tq]), k and v ([tk]) with `fills`,
     calls attention (attn.attention with `attrs`: scale, causal) `reps`
     times and prints each call's time (rtclock around the call), then the
@@ -103,9 +104,14 @@ def timing_module(tq, tk, attrs, fills, reps, dynamic_dims=0, tb=None):
     first n dims dynamic (2: batch and heads, 3: also the sequence
     lengths, as a frontend with dynamic shapes writes them), and @main
     casts to and from them. tb: the op also takes a bias of that type,
-    %bias (which `fills` defines; static shapes only)."""
+    %bias (which `fills` defines; static shapes only). storage="bf16" (or
+    "f16"): @attention takes and returns that type, and @main truncates
+    the f32 fills to it and extends the result (static shapes, no
+    bias)."""
     if tb and dynamic_dims:
         raise ValueError("a bias needs static shapes")
+    if storage and (tb or dynamic_dims):
+        raise ValueError("a storage type needs static shapes and no bias")
     aq = dynamic_leading_dims(tq, dynamic_dims)
     ak = dynamic_leading_dims(tk, dynamic_dims)
     sizes = "".join(f"  %c{i}_ = arith.constant {i} : index\n"
@@ -126,6 +132,14 @@ def timing_module(tq, tk, attrs, fills, reps, dynamic_dims=0, tb=None):
                  f"  %kd = tensor.cast %k : {tk} to {ak}\n"
                  f"  %vd = tensor.cast %v : {tk} to {ak}\n")
         result = f"    %r = tensor.cast %rd : {aq} to {tq}\n"
+    if storage:
+        aq, ak = (t.replace("xf32>", f"x{storage}>") for t in (tq, tk))
+        call = (f"func.call @attention(%qd, %kd, %vd) : ({aq}, {ak}, {ak}) "
+                f"-> {aq}")
+        casts = (f"  %qd = arith.truncf %q : {tq} to {aq}\n"
+                 f"  %kd = arith.truncf %k : {tk} to {ak}\n"
+                 f"  %vd = arith.truncf %v : {tk} to {ak}\n")
+        result = f"    %r = arith.extf %rd : {aq} to {tq}\n"
     return f"""
 func.func private @rtclock() -> f64
 func.func private @printF64(f64)
@@ -148,7 +162,7 @@ func.func @main() {{
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<f32>) -> tensor<f32>
   %last = scf.for %it = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {{
     %t0 = func.call @rtclock() : () -> f64
-    %{"rd" if dynamic_dims else "r"} = {call}
+    %{"rd" if dynamic_dims or storage else "r"} = {call}
 {result}    %t1 = func.call @rtclock() : () -> f64
     %dt = arith.subf %t1, %t0 : f64
     func.call @printF64(%dt) : (f64) -> ()
