@@ -33,13 +33,9 @@ using namespace mlir;
 
 namespace {
 
-bool mentionsBF16(Type type) {
-  return type.walk([](BFloat16Type) { return WalkResult::interrupt(); })
-      .wasInterrupted();
-}
-
-bool mentionsBF16(Attribute attr) {
-  return attr.walk([](BFloat16Type) { return WalkResult::interrupt(); })
+// A type or attribute with bf16 in it.
+template <typename TypeOrAttr> bool mentionsBF16(TypeOrAttr element) {
+  return element.walk([](BFloat16Type) { return WalkResult::interrupt(); })
       .wasInterrupted();
 }
 
@@ -75,9 +71,25 @@ bool isReinterpretableValue(Attribute value) {
          isa<FloatAttr, DenseIntOrFPElementsAttr>(value);
 }
 
+// The symbols that `module` refers to other than as a call's callee (a
+// function's address taken, for one); none where an op's uses are unknown.
+using SymbolNames = std::optional<DenseSet<StringAttr>>;
+SymbolNames symbolsUsedBesidesCalls(ModuleOp module) {
+  auto uses = SymbolTable::getSymbolUses(&module.getBodyRegion());
+  if (!uses)
+    return std::nullopt;
+  DenseSet<StringAttr> names;
+  for (const SymbolTable::SymbolUse &use : *uses)
+    if (!isa<LLVM::CallOp>(use.getUser()))
+      names.insert(use.getSymbolRef().getRootReference());
+  return names;
+}
+
 // Why `op`, which mentions bf16, keeps the module's bf16 values floats, or
-// null if it does not.
-const char *blocker(Operation *op) {
+// null if it does not. `usedBesidesCalls` computes the module's
+// symbolsUsedBesidesCalls on first use.
+const char *blocker(Operation *op,
+                    function_ref<const SymbolNames &()> usedBesidesCalls) {
   for (Type type : op->getResultTypes())
     if (hasIdentifiedStruct(type))
       return "a named struct type";
@@ -87,13 +99,12 @@ const char *blocker(Operation *op) {
                               linkage != LLVM::Linkage::Private))
       return "a function signature visible outside the module";
     // Every use a call: the address reaches no code that expects bf16.
-    auto uses = SymbolTable::getSymbolUses(func, op->getParentOp());
-    if (!uses)
+    const SymbolNames &used = usedBesidesCalls();
+    if (!used)
       return "an unknown use of a function";
-    for (const SymbolTable::SymbolUse &use : *uses)
-      if (!isa<LLVM::CallOp>(use.getUser()))
-        return "a function whose address is taken";
-    return nullptr;
+    return used->contains(func.getSymNameAttr())
+               ? "a function whose address is taken"
+               : nullptr;
   }
   if (auto call = dyn_cast<LLVM::CallOp>(op)) {
     // Callees are checked as functions; an indirect call's is unknown.
@@ -125,12 +136,18 @@ struct AttnLLVMBF16AsI16Pass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    std::optional<SymbolNames> usedBesidesCalls;
+    auto getUsedBesidesCalls = [&]() -> const SymbolNames & {
+      if (!usedBesidesCalls)
+        usedBesidesCalls = symbolsUsedBesidesCalls(module);
+      return *usedBesidesCalls;
+    };
     bool any = false;
     WalkResult check = module.walk([&](Operation *op) {
       if (op == module.getOperation() || !mentionsBF16(op))
         return WalkResult::advance();
       any = true;
-      if (const char *why = blocker(op)) {
+      if (const char *why = blocker(op, getUsedBesidesCalls)) {
         (void)why; // Only read in debug builds.
         LLVM_DEBUG(llvm::dbgs() << "bf16 kept: " << why << ": " << *op << "\n");
         return WalkResult::interrupt();
