@@ -20,7 +20,7 @@ import statistics
 import subprocess
 import tempfile
 
-from mlir_bench import LLVM, RUNNER_LIBS, mlir_fill, timing_module
+from mlir_bench import mlir_fill, run_lowered, timing_module
 
 
 def program(b, h, lq, lk, d, reps, causal):
@@ -35,10 +35,7 @@ def program(b, h, lq, lk, d, reps, causal):
 
 def run(path, reps):
     """(call times, printed sum) of the lowered program at `path`."""
-    out = subprocess.run(
-        [f"{LLVM}/bin/mlir-runner", path, "-e", "main",
-         "-entry-point-result=void", "-O2", f"-shared-libs={RUNNER_LIBS}"],
-        check=True, capture_output=True, text=True).stdout.split()
+    out = run_lowered(path).stdout.split()
     return [float(x) for x in out[:reps]], out[reps]
 
 

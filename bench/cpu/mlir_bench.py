@@ -80,6 +80,12 @@ def lower_and_run(opt, pipeline, src, extra_cmd=(), libs=(), env=None,
     completed process."""
     low = src + ".ll.mlir"
     subprocess.run([opt, pipeline, src, "-o", low], check=True)
+    return run_lowered(low, extra_cmd, libs, env, opt_level)
+
+
+def run_lowered(low, extra_cmd=(), libs=(), env=None,
+                opt_level=DEFAULT_OPT_LEVEL):
+    """Runs @main of the lowered program `low` as lower_and_run does."""
     shared = ",".join((RUNNER_LIBS, *libs))
     return subprocess.run(
         [*extra_cmd, f"{LLVM}/bin/mlir-runner", low, "-e", "main",
